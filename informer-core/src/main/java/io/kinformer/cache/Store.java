@@ -1,0 +1,48 @@
+package io.kinformer.cache;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A keyed collection of objects (client-go's {@code cache.Store}): each object is filed under the
+ * key its {@link KeyFunc} gives.
+ *
+ * <p>Thread safety: implementations returned by {@link Indexers} are thread-safe; reads never block
+ * behind the network and see a consistent state. Objects handed out are shared with the cache:
+ * treat them as read-only. Returned lists are unmodifiable snapshots.
+ *
+ * @param <T> the object type
+ */
+public interface Store<T> {
+
+  /** Inserts {@code obj}, or replaces the object with the same key. */
+  void add(T obj);
+
+  /** Same as {@link #add}: replaces (or inserts) the object with the same key. */
+  void update(T obj);
+
+  /** Removes the object with the key of {@code obj}; does nothing if there is none. */
+  void delete(T obj);
+
+  /** Every object, in no particular order. */
+  List<T> list();
+
+  /** Every key, in no particular order. */
+  List<String> listKeys();
+
+  /** The stored object with the same key as {@code obj}. */
+  Optional<T> get(T obj);
+
+  /** The stored object filed under {@code key}. */
+  Optional<T> getByKey(String key);
+
+  /**
+   * Atomically replaces the whole content with {@code objects}. {@code resourceVersion} is the
+   * version of the list the objects came from; plain stores ignore it.
+   */
+  void replace(Collection<? extends T> objects, String resourceVersion);
+
+  /** Meaningless for a plain store (does nothing); queues use it to re-deliver objects. */
+  void resync();
+}

@@ -1,0 +1,58 @@
+package io.kinformer.time;
+
+import java.time.Duration;
+import java.util.random.RandomGenerator;
+
+/**
+ * A sequence of delays to wait between attempts that keep failing.
+ *
+ * <p>Thread safety: implementations are not thread-safe; confine a backoff to the loop that uses
+ * it (each reflector owns one).
+ */
+public interface Backoff {
+
+  /** The delay to wait before the next attempt; each call advances the sequence. */
+  Duration next();
+
+  /** Starts the sequence over, as after a success. */
+  void reset();
+
+  /**
+   * Exponential backoff with jitter, restarting on its own once no delay was asked for during
+   * {@code resetAfter}.
+   *
+   * <p>The un-jittered delay starts at {@code initial} and is multiplied by {@code factor} after
+   * each call until it reaches {@code max}; each returned delay is the un-jittered one plus a random
+   * fraction {@code [0, jitter)} of it.
+   *
+   * @throws IllegalArgumentException if a duration is not positive, {@code initial > max}, {@code
+   *     factor < 1} or {@code jitter < 0}
+   */
+  static Backoff exponential(
+      Duration initial,
+      Duration max,
+      double factor,
+      double jitter,
+      Duration resetAfter,
+      Clock clock,
+      RandomGenerator random) {
+    return new ExponentialBackoff(initial, max, factor, jitter, resetAfter, clock, random);
+  }
+
+  /**
+   * client-go's reflector backoff ({@code tools/cache/reflector.go}: {@code
+   * NewExponentialBackoffManager(800ms, 30s, 2min, 2.0, 1.0, clock)}): 0.8 s doubling up to 30 s,
+   * jitter 1.0, so that a persistently failing reflector settles at a random delay in [30, 60) s
+   * (about 0.022 requests per second), and the sequence restarts after two quiet minutes.
+   */
+  static Backoff clientGoDefault(Clock clock, RandomGenerator random) {
+    return exponential(
+        Duration.ofMillis(800),
+        Duration.ofSeconds(30),
+        2.0,
+        1.0,
+        Duration.ofMinutes(2),
+        clock,
+        random);
+  }
+}
