@@ -266,8 +266,8 @@ final class DefaultDelayingQueue<T> implements DelayingQueue<T> {
   }
 
   /**
-   * One scheduled wake-up. Its scheduler handle arrives after it is scheduled (outside our lock), so
-   * a cancel that comes first is remembered and applied when the handle arrives.
+   * One scheduled wake-up. Its scheduler handle arrives after it is scheduled (outside our lock),
+   * so a cancel that comes first is remembered and applied when the handle arrives.
    */
   private final class WakeUp implements Runnable {
     final long at;

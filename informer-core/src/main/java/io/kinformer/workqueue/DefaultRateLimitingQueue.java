@@ -5,8 +5,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The rate-limiting queue, ported from client-go's {@code util/workqueue/rate_limiting_queue.go}:
- * a delaying queue plus a limiter. No locks or threads of its own.
+ * The rate-limiting queue, ported from client-go's {@code util/workqueue/rate_limiting_queue.go}: a
+ * delaying queue plus a limiter. No locks or threads of its own.
  */
 final class DefaultRateLimitingQueue<T> implements RateLimitingQueue<T> {
 

@@ -253,7 +253,8 @@ final class DefaultWorkQueue<T> implements WorkQueue<T> {
   }
 
   private void scheduleMetricsUpdate() {
-    Cancellable next = scheduler.schedule(this::updateUnfinishedWork, UNFINISHED_WORK_UPDATE_PERIOD);
+    Cancellable next =
+        scheduler.schedule(this::updateUnfinishedWork, UNFINISHED_WORK_UPDATE_PERIOD);
     boolean stale;
     lock.lock();
     try {

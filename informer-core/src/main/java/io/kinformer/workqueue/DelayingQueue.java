@@ -3,16 +3,15 @@ package io.kinformer.workqueue;
 import java.time.Duration;
 
 /**
- * A {@link WorkQueue} that can also add an item later (client-go's {@code
- * TypedDelayingInterface}), so that a failed item is retried without a hot loop.
+ * A {@link WorkQueue} that can also add an item later (client-go's {@code TypedDelayingInterface}),
+ * so that a failed item is retried without a hot loop.
  *
  * <p>Waiting items are kept in a priority queue ordered by ready time, with no bound on their
  * number (nothing is dropped), and one wake-up is scheduled on the injected {@link
- * io.kinformer.time.Scheduler} for the earliest of them (and at most 10 s ahead, as
- * client-go's heartbeat does). When it fires,
- * every item whose time has come is {@link #add added}, in ready-time order (ties in the order they
- * were added). With a {@link io.kinformer.time.FakeClock}, {@code advance(d)} moves due items into
- * the queue on the calling thread.
+ * io.kinformer.time.Scheduler} for the earliest of them (and at most 10 s ahead, as client-go's
+ * heartbeat does). When it fires, every item whose time has come is {@link #add added}, in
+ * ready-time order (ties in the order they were added). With a {@link io.kinformer.time.FakeClock},
+ * {@code advance(d)} moves due items into the queue on the calling thread.
  *
  * <p>Shutting the queue down discards the items still waiting and cancels the wake-up.
  *

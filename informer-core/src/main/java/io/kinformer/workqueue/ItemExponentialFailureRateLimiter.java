@@ -6,19 +6,21 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * See {@link RateLimiters#itemExponentialFailure}; client-go's {@code
- * TypedItemExponentialFailureRateLimiter}. Thread-safe: the failure counts live in a concurrent
- * map updated atomically per item.
+ * TypedItemExponentialFailureRateLimiter}. Thread-safe: the failure counts live in a concurrent map
+ * updated atomically per item.
  */
 final class ItemExponentialFailureRateLimiter<T> implements RateLimiter<T> {
 
   private final long baseNanos;
   private final Duration max;
   private final long maxNanos;
+
   /** Failures per item since it was last forgotten; clamped at Integer.MAX_VALUE, never wraps. */
   private final ConcurrentHashMap<T, Integer> failures = new ConcurrentHashMap<>();
 
   ItemExponentialFailureRateLimiter(Duration base, Duration max) {
-    this.baseNanos = DefaultDelayingQueue.saturatedNanos(RateLimiters.requireNonNegative(base, "base"));
+    this.baseNanos =
+        DefaultDelayingQueue.saturatedNanos(RateLimiters.requireNonNegative(base, "base"));
     this.max = RateLimiters.requireNonNegative(max, "max");
     this.maxNanos = DefaultDelayingQueue.saturatedNanos(max);
   }

@@ -13,6 +13,7 @@ final class ItemFastSlowRateLimiter<T> implements RateLimiter<T> {
   private final Duration fast;
   private final Duration slow;
   private final int maxFastAttempts;
+
   /** Failures per item since it was last forgotten; clamped at Integer.MAX_VALUE, never wraps. */
   private final ConcurrentHashMap<T, Integer> failures = new ConcurrentHashMap<>();
 

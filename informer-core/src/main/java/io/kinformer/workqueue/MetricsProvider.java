@@ -13,10 +13,10 @@ package io.kinformer.workqueue;
  *       an item added while it is processed is).
  *   <li>{@code latency}: per item, the time from being added to being handed out.
  *   <li>{@code workDuration}: per item, the time from being handed out to {@code done}.
- *   <li>{@code unfinishedWorkSeconds}: the sum of the ages of all items being processed, and
- *       {@code longestRunningProcessorSeconds} the largest such age; both are set every 500 ms by
- *       a task on the queue's {@link io.kinformer.time.Scheduler} (started by the first add and
- *       stopped by shutdown), so that stuck workers are visible.
+ *   <li>{@code unfinishedWorkSeconds}: the sum of the ages of all items being processed, and {@code
+ *       longestRunningProcessorSeconds} the largest such age; both are set every 500 ms by a task
+ *       on the queue's {@link io.kinformer.time.Scheduler} (started by the first add and stopped by
+ *       shutdown), so that stuck workers are visible.
  *   <li>{@code retries}: calls to {@code addAfter}/{@code addRateLimited} (delaying queues only).
  * </ul>
  *
@@ -46,12 +46,11 @@ package io.kinformer.workqueue;
  * }
  * }</pre>
  *
- * <p>Thread safety: implementations and the metrics they return must be thread-safe. Metric
- * methods are called on whichever thread uses the queue (producers, workers, the scheduler),
- * outside the queue's locks, so two updates may reach a metric in a different order than the
- * queue operations happened; they must be fast, must not block, must not throw and must not call
- * back into the queue. The {@code new...Metric} methods are called once per queue, when it is
- * created.
+ * <p>Thread safety: implementations and the metrics they return must be thread-safe. Metric methods
+ * are called on whichever thread uses the queue (producers, workers, the scheduler), outside the
+ * queue's locks, so two updates may reach a metric in a different order than the queue operations
+ * happened; they must be fast, must not block, must not throw and must not call back into the
+ * queue. The {@code new...Metric} methods are called once per queue, when it is created.
  */
 public interface MetricsProvider {
 

@@ -2,11 +2,9 @@ package io.kinformer.workqueue;
 
 /** The provider, and the metric, that record nothing. Immutable. */
 enum NoopMetrics
-    implements MetricsProvider,
-        MetricsProvider.GaugeMetric,
-        MetricsProvider.SettableGaugeMetric,
-        MetricsProvider.CounterMetric,
-        MetricsProvider.HistogramMetric {
+    implements
+        MetricsProvider, MetricsProvider.GaugeMetric, MetricsProvider.SettableGaugeMetric,
+        MetricsProvider.CounterMetric, MetricsProvider.HistogramMetric {
   INSTANCE;
 
   @Override

@@ -3,8 +3,8 @@ package io.kinformer.workqueue;
 import java.time.Duration;
 
 /**
- * Decides how long an item should wait before it is retried (client-go's {@code
- * TypedRateLimiter}). {@link RateLimiters} has client-go's limiters.
+ * Decides how long an item should wait before it is retried (client-go's {@code TypedRateLimiter}).
+ * {@link RateLimiters} has client-go's limiters.
  *
  * <p>Thread safety: implementations must be thread-safe; a queue calls them from every worker.
  *

@@ -54,9 +54,9 @@ public final class RateLimiters {
   /**
    * A token bucket shared by all items (client-go's {@code TypedBucketRateLimiter} over {@code
    * rate.NewLimiter(qps, burst)}): it holds at most {@code burst} tokens, starts full, and gains
-   * {@code qps} tokens per second. Each {@code when} takes a token, going into debt if none is left,
-   * and returns how long until the bucket is out of that debt; for 10 qps, burst 100, the first 100
-   * calls return zero and the next ones 100 ms, 200 ms, 300 ms and so on. {@code
+   * {@code qps} tokens per second. Each {@code when} takes a token, going into debt if none is
+   * left, and returns how long until the bucket is out of that debt; for 10 qps, burst 100, the
+   * first 100 calls return zero and the next ones 100 ms, 200 ms, 300 ms and so on. {@code
    * Double.POSITIVE_INFINITY} qps never delays. {@code forget} and {@code numRequeues} do nothing
    * (always 0).
    *
@@ -67,8 +67,8 @@ public final class RateLimiters {
   }
 
   /**
-   * Asks every limiter (each counts the failure) and returns the longest delay; {@code
-   * numRequeues} is the largest of theirs and {@code forget} forgets in all (client-go's {@code
+   * Asks every limiter (each counts the failure) and returns the longest delay; {@code numRequeues}
+   * is the largest of theirs and {@code forget} forgets in all (client-go's {@code
    * NewTypedMaxOfRateLimiter}). Combined with a bucket, the burst can appear to be exceeded when
    * some items were separately delayed longer.
    *
@@ -89,8 +89,8 @@ public final class RateLimiters {
   }
 
   /**
-   * Per item, {@code fast} for the first {@code maxFastAttempts} calls to {@code when} since
-   * {@code forget}, then {@code slow} (client-go's {@code NewTypedItemFastSlowRateLimiter}).
+   * Per item, {@code fast} for the first {@code maxFastAttempts} calls to {@code when} since {@code
+   * forget}, then {@code slow} (client-go's {@code NewTypedItemFastSlowRateLimiter}).
    *
    * @throws IllegalArgumentException if a delay or {@code maxFastAttempts} is negative
    */

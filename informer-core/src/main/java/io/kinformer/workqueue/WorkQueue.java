@@ -20,8 +20,8 @@ import java.util.Optional;
  *       once, including to callers that were already waiting.
  * </ul>
  *
- * <p>Not promised: any order between the re-processing of a dirty item and other items beyond
- * FIFO; {@link #len()} is informational only (do not gate {@code add} or {@code get} on it).
+ * <p>Not promised: any order between the re-processing of a dirty item and other items beyond FIFO;
+ * {@link #len()} is informational only (do not gate {@code add} or {@code get} on it).
  *
  * <p>Items are compared with {@code equals}/{@code hashCode}; use immutable keys (such as {@code
  * "namespace/name"}). Null items are rejected.
@@ -71,9 +71,9 @@ public interface WorkQueue<T> {
   void shutDown();
 
   /**
-   * Like {@link #shutDown()}, then waits until no item is being processed, that is until every
-   * item handed out by {@link #get()} is {@link #done}. Items still queued are not waited for (as
-   * in client-go): running workers keep getting them until the queue is empty. Workers must call
+   * Like {@link #shutDown()}, then waits until no item is being processed, that is until every item
+   * handed out by {@link #get()} is {@link #done}. Items still queued are not waited for (as in
+   * client-go): running workers keep getting them until the queue is empty. Workers must call
    * {@code done} for every item they got, or this waits forever; a concurrent {@link #shutDown()}
    * stops the wait.
    *

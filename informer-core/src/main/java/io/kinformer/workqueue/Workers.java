@@ -10,9 +10,8 @@ import java.util.concurrent.ThreadFactory;
  *
  * <p>Each of the N threads, named {@code kinformer-<name>-worker-<i>} (i from 0), loops: {@code
  * get} a key → {@link Reconciler#reconcile} → {@code forget} on success, {@code addRateLimited} on
- * an exception (logged at WARN with the key and stack trace), or what the {@link
- * Reconciler.Result} asks for → {@code done}. It stops when {@code get} reports the queue shut
- * down.
+ * an exception (logged at WARN with the key and stack trace), or what the {@link Reconciler.Result}
+ * asks for → {@code done}. It stops when {@code get} reports the queue shut down.
  *
  * <pre>{@code
  * RateLimitingQueue<String> queue =
@@ -102,8 +101,8 @@ public interface Workers extends AutoCloseable {
      * Where the worker threads come from (default: daemon threads from {@link
      * Executors#defaultThreadFactory()}). The threads it makes are renamed {@code
      * kinformer-<name>-worker-<i>}; their daemon flag is the factory's. The factory is called by
-     * {@link Workers#start()} while it holds the workers' lifecycle lock: it must not call back into
-     * these workers.
+     * {@link Workers#start()} while it holds the workers' lifecycle lock: it must not call back
+     * into these workers.
      */
     public Builder<T> threadFactory(ThreadFactory threadFactory) {
       this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");

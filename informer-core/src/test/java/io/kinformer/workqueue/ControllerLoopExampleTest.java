@@ -75,6 +75,7 @@ class ControllerLoopExampleTest {
       workers.close(); // finishes the keys in hand, then joins the threads
     }
   }
+
   // docs:end controller
 
   /** A backend that fails the first apply of every key, like a flaky network. */

@@ -86,7 +86,8 @@ class MetricsProviderTest {
   void shutDown_stopsThePeriodicUpdate() {
     WorkQueue<String> q = WorkQueue.create(options);
     q.add("a");
-    assertThat(clock.pendingDelays()).containsExactly(DefaultWorkQueue.UNFINISHED_WORK_UPDATE_PERIOD);
+    assertThat(clock.pendingDelays())
+        .containsExactly(DefaultWorkQueue.UNFINISHED_WORK_UPDATE_PERIOD);
     clock.advance(Duration.ofMillis(500));
     assertThat(metric("unfinished").wasSet()).isTrue();
     assertThat(clock.pendingTaskCount()).isEqualTo(1);
@@ -138,8 +139,7 @@ class MetricsProviderTest {
             return provider.get(name, "adds");
           }
         };
-    WorkQueue<String> q =
-        WorkQueue.create(options.toBuilder().metricsProvider(onlyAdds).build());
+    WorkQueue<String> q = WorkQueue.create(options.toBuilder().metricsProvider(onlyAdds).build());
     q.add("a");
     q.add("b");
     assertThat(metric("adds").value()).isEqualTo(2.0);

@@ -73,11 +73,14 @@ class RateLimitersTest {
         new Overflow("1ms..1000s after 64 failures", ms(1), Duration.ofSeconds(1000), 64),
         new Overflow("1ms..1000s after 100 failures", ms(1), Duration.ofSeconds(1000), 100),
         new Overflow("1ms..1000s after 1000 failures", ms(1), Duration.ofSeconds(1000), 1000),
-        new Overflow("1min..1000h after 1000 failures", Duration.ofMinutes(1),
-            Duration.ofHours(1000), 1000),
+        new Overflow(
+            "1min..1000h after 1000 failures", Duration.ofMinutes(1), Duration.ofHours(1000), 1000),
         new Overflow("5ms..1000s after 2000 failures", ms(5), Duration.ofSeconds(1000), 2000),
-        new Overflow("1ns..max duration after 70 failures", Duration.ofNanos(1),
-            Duration.ofSeconds(Long.MAX_VALUE), 70));
+        new Overflow(
+            "1ns..max duration after 70 failures",
+            Duration.ofNanos(1),
+            Duration.ofSeconds(Long.MAX_VALUE),
+            70));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -98,7 +101,8 @@ class RateLimitersTest {
 
   @Test
   void itemExponentialFailure_smallValuesBeforeTheCap_matchClientGo() {
-    RateLimiter<String> limiter = RateLimiters.itemExponentialFailure(ms(1), Duration.ofSeconds(1000));
+    RateLimiter<String> limiter =
+        RateLimiters.itemExponentialFailure(ms(1), Duration.ofSeconds(1000));
     whenTimes(limiter, "one", 5);
     assertThat(limiter.when("one")).isEqualTo(ms(32));
 
@@ -149,8 +153,7 @@ class RateLimitersTest {
         RateLimiters.maxOf(
             RateLimiters.itemFastSlow(ms(5), ms(50), 1),
             RateLimiters.itemExponentialFailure(ms(10), Duration.ofSeconds(1)));
-    assertThat(whenTimes(limiter, "k", 5))
-        .containsExactly(ms(10), ms(50), ms(50), ms(80), ms(160));
+    assertThat(whenTimes(limiter, "k", 5)).containsExactly(ms(10), ms(50), ms(50), ms(80), ms(160));
   }
 
   @Test
@@ -193,11 +196,19 @@ class RateLimitersTest {
     clock.advance(Duration.ofSeconds(1)); // +10 tokens: 8 left
     assertThat(whenTimes(limiter, "x", 9))
         .containsExactly(
-            Duration.ZERO, Duration.ZERO, Duration.ZERO, Duration.ZERO,
-            Duration.ZERO, Duration.ZERO, Duration.ZERO, Duration.ZERO, ms(100));
+            Duration.ZERO,
+            Duration.ZERO,
+            Duration.ZERO,
+            Duration.ZERO,
+            Duration.ZERO,
+            Duration.ZERO,
+            Duration.ZERO,
+            Duration.ZERO,
+            ms(100));
 
     clock.advance(Duration.ofHours(1)); // refill is capped at the burst
-    assertThat(whenTimes(limiter, "x", 101).subList(99, 101)).containsExactly(Duration.ZERO, ms(100));
+    assertThat(whenTimes(limiter, "x", 101).subList(99, 101))
+        .containsExactly(Duration.ZERO, ms(100));
   }
 
   @Test
@@ -252,13 +263,12 @@ class RateLimitersTest {
         new BadArgument("NaN qps", () -> RateLimiters.bucket(Double.NaN, 1, clock), "qps"),
         new BadArgument("zero burst", () -> RateLimiters.bucket(10, 0, clock), "burst"),
         new BadArgument(
-            "negative base",
-            () -> RateLimiters.itemExponentialFailure(ms(-1), ms(1)),
-            "base"),
+            "negative base", () -> RateLimiters.itemExponentialFailure(ms(-1), ms(1)), "base"),
         new BadArgument(
             "negative max", () -> RateLimiters.itemExponentialFailure(ms(1), ms(-1)), "max"),
         new BadArgument(
-            "negative fast attempts", () -> RateLimiters.itemFastSlow(ms(1), ms(2), -1),
+            "negative fast attempts",
+            () -> RateLimiters.itemFastSlow(ms(1), ms(2), -1),
             "maxFastAttempts"),
         new BadArgument("no limiters", () -> RateLimiters.maxOf(List.of()), "at least one"),
         new BadArgument(

@@ -22,7 +22,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class WorkQueueConcurrencyTest {
 
-  record Case(String name, int producers, int addsPerProducer, int keys, int workers, boolean drain) {
+  record Case(
+      String name, int producers, int addsPerProducer, int keys, int workers, boolean drain) {
     @Override
     public String toString() {
       return name;
@@ -50,8 +51,7 @@ class WorkQueueConcurrencyTest {
   @Tag("stress")
   @ParameterizedTest(name = "{0}")
   @MethodSource("heavy")
-  void producersAndWorkers_heavyLoad_everyKeyProcessed_neverConcurrently(Case c)
-      throws Exception {
+  void producersAndWorkers_heavyLoad_everyKeyProcessed_neverConcurrently(Case c) throws Exception {
     run(c);
   }
 

@@ -49,10 +49,16 @@ class WorkersTest {
 
   private Workers start(Function<String, Reconciler.Result> body) {
     Reconciler<String> reconciler =
-        key -> body.apply(key + "#" + attempts.computeIfAbsent(key, k -> new AtomicInteger())
-            .incrementAndGet());
+        key ->
+            body.apply(
+                key
+                    + "#"
+                    + attempts.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet());
     workers =
-        Workers.builder("test", queue, reconciler).threads(2).threadFactory(recordingFactory).start();
+        Workers.builder("test", queue, reconciler)
+            .threads(2)
+            .threadFactory(recordingFactory)
+            .start();
     return workers;
   }
 
@@ -103,8 +109,9 @@ class WorkersTest {
     await().atMost(10, TimeUnit.SECONDS).until(() -> clock.pendingDelays().size() == 1);
     awaitIdle();
     assertThat(queue.numRequeues("a")).isEqualTo(2);
-    assertThat(clock.pendingDelays()).as("exponential: 1 s, then 2 s").containsExactly(
-        Duration.ofSeconds(2));
+    assertThat(clock.pendingDelays())
+        .as("exponential: 1 s, then 2 s")
+        .containsExactly(Duration.ofSeconds(2));
 
     clock.advance(Duration.ofMillis(1999));
     assertThat(queue.len()).isZero();
@@ -149,8 +156,7 @@ class WorkersTest {
   @Test
   void requeue_addsRateLimitedWithoutForgetting() {
     start(
-        attempt ->
-            attempt.endsWith("#3") ? Reconciler.Result.done() : Reconciler.Result.requeue());
+        attempt -> attempt.endsWith("#3") ? Reconciler.Result.done() : Reconciler.Result.requeue());
     queue.add("a");
     await().atMost(10, TimeUnit.SECONDS).until(() -> clock.pendingDelays().size() == 1);
     awaitIdle();
@@ -169,9 +175,10 @@ class WorkersTest {
             .threads(3)
             .threadFactory(recordingFactory)
             .start();
-    assertThat(created).extracting(Thread::getName)
-        .containsExactly("kinformer-names-worker-0", "kinformer-names-worker-1",
-            "kinformer-names-worker-2");
+    assertThat(created)
+        .extracting(Thread::getName)
+        .containsExactly(
+            "kinformer-names-worker-0", "kinformer-names-worker-1", "kinformer-names-worker-2");
     assertThat(created).allSatisfy(t -> assertThat(t.isAlive()).isTrue());
 
     w.close();
@@ -188,10 +195,14 @@ class WorkersTest {
   void defaultThreadFactory_makesNamedDaemonThreads() {
     CompletableFuture<Thread> worker = new CompletableFuture<>();
     workers =
-        Workers.builder("daemons", queue, key -> {
-          worker.complete(Thread.currentThread());
-          return Reconciler.Result.done();
-        }).start();
+        Workers.builder(
+                "daemons",
+                queue,
+                key -> {
+                  worker.complete(Thread.currentThread());
+                  return Reconciler.Result.done();
+                })
+            .start();
     queue.add("a");
     Thread t = worker.join();
     assertThat(t.getName()).isEqualTo("kinformer-daemons-worker-0");
@@ -293,8 +304,8 @@ class WorkersTest {
 
   @Test
   void manyWorkers_neverReconcileOneKeyTwiceAtOnce() {
-    RateLimitingQueue<String> q = RateLimitingQueue.create(RateLimiters.itemFastSlow(
-        Duration.ZERO, Duration.ZERO, 0));
+    RateLimitingQueue<String> q =
+        RateLimitingQueue.create(RateLimiters.itemFastSlow(Duration.ZERO, Duration.ZERO, 0));
     ConcurrentHashMap<String, Boolean> inProgress = new ConcurrentHashMap<>();
     AtomicBoolean overlap = new AtomicBoolean();
     AtomicInteger total = new AtomicInteger();
