@@ -88,7 +88,11 @@ public interface Reconciler<T> {
       return new Result(Action.REQUEUE_AFTER, delay);
     }
 
-    /** What a worker does with a key after reconciling it. */
+    /**
+     * What a worker does with a key after reconciling it.
+     *
+     * <p>Thread safety: immutable.
+     */
     public enum Action {
       /** {@code forget(key)}. */
       DONE,

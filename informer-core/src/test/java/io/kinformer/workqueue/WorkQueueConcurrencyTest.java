@@ -38,8 +38,8 @@ class WorkQueueConcurrencyTest {
 
   static Stream<Case> heavy() {
     return Stream.of(
-        new Case("heavy, shutDown", 50, 5_000, 500, 16, false),
-        new Case("heavy, shutDownWithDrain", 50, 5_000, 500, 16, true));
+        new Case("heavy, shutDown", 64, 20_000, 5_000, 16, false),
+        new Case("heavy, shutDownWithDrain", 64, 20_000, 5_000, 16, true));
   }
 
   @ParameterizedTest(name = "{0}")
