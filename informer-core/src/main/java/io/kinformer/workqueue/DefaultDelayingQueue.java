@@ -336,7 +336,22 @@ final class DefaultDelayingQueue<T> implements DelayingQueue<T> {
       if (replaced != null) {
         replaced.cancel();
       }
-      next.scheduled(scheduler.schedule(next, delay));
+      Cancellable handle;
+      try {
+        handle = scheduler.schedule(next, delay);
+      } catch (RuntimeException e) {
+        // Forget the wake-up that never got scheduled, so that the next addAfter plans a new one.
+        lock.lock();
+        try {
+          if (current == next) {
+            current = null;
+          }
+        } finally {
+          lock.unlock();
+        }
+        throw e;
+      }
+      next.scheduled(handle);
     }
   }
 }

@@ -1,13 +1,17 @@
 package io.kinformer.workqueue;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kinformer.time.FakeClock;
+import io.kinformer.time.Scheduler;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -224,6 +228,27 @@ class DelayingQueueTest {
     queue.shutDownWithDrain();
     assertThat(clock.hasPendingTasks()).isFalse();
     assertThat(queue.isShuttingDown()).isTrue();
+  }
+
+  @Test
+  void addAfter_schedulerRejectsOnce_nextAddAfterStillSchedulesAWakeUp() {
+    AtomicBoolean reject = new AtomicBoolean(true);
+    Scheduler flaky =
+        (task, delay) -> {
+          if (reject.getAndSet(false)) {
+            throw new RejectedExecutionException("scheduler is full");
+          }
+          return clock.schedule(task, delay);
+        };
+    QueueOptions opts = QueueOptions.builder().clock(clock).scheduler(flaky).build();
+    DelayingQueue<String> q = DelayingQueue.create(opts);
+
+    assertThatThrownBy(() -> q.addAfter("first", Duration.ofSeconds(1)))
+        .isInstanceOf(RejectedExecutionException.class);
+    q.addAfter("second", Duration.ofSeconds(2));
+
+    clock.advance(Duration.ofSeconds(2));
+    assertThat(q.len()).as("both come out: the waiting item was kept").isEqualTo(2);
   }
 
   @Test

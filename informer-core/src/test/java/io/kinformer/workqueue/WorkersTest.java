@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.kinformer.time.FakeClock;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -120,6 +123,34 @@ class WorkersTest {
     awaitIdle();
     assertThat(queue.numRequeues("a")).isZero();
     assertThat(clock.hasPendingTasks()).isFalse();
+  }
+
+  @Test
+  void exception_isLoggedAtWarnWithKeyAndStackTrace() {
+    // slf4j-simple (the test binding) writes to whatever System.err is at the time of the call.
+    PrintStream original = System.err;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    try {
+      start(
+          attempt -> {
+            throw new IllegalStateException("boom " + attempt);
+          });
+      queue.add("logged-key");
+      await()
+          .atMost(10, TimeUnit.SECONDS)
+          .until(() -> captured.toString(StandardCharsets.UTF_8).contains("boom logged-key#1"));
+      await().atMost(10, TimeUnit.SECONDS).until(() -> clock.pendingDelays().size() == 1);
+    } finally {
+      System.setErr(original);
+    }
+    String log = captured.toString(StandardCharsets.UTF_8);
+    assertThat(log)
+        .contains("WARN")
+        .contains("key=logged-key")
+        .contains("requeues=1")
+        .contains("java.lang.IllegalStateException: boom logged-key#1")
+        .contains("\tat io.kinformer.workqueue.");
   }
 
   @Test
