@@ -21,9 +21,12 @@ import org.slf4j.LoggerFactory;
  * The FIFO work queue, ported from client-go's {@code util/workqueue/queue.go} ({@code Typed}).
  *
  * <p>Concurrency: one {@link ReentrantLock} guards all state; {@link #changed} is signalled when an
- * item is queued, when processing empties, and on shutdown. Threads: none of its own; the periodic
- * unfinished-work metrics update runs on the injected {@link Scheduler} (only when metrics are
- * enabled). Metric objects are called after the lock is released, with values computed under it.
+ * item is queued, when processing empties, and on shutdown. Getters and a draining shutdown wait on
+ * the same condition, yet queuing an item may {@code signal()} a single waiter: getters only wait
+ * while the queue is not shutting down, and drainers only wait once it is, so the two never wait at
+ * the same time. Threads: none of its own; the periodic unfinished-work metrics update runs on the
+ * injected {@link Scheduler} (only when metrics are enabled). Metric objects are called after the
+ * lock is released, with values computed under it.
  */
 final class DefaultWorkQueue<T> implements WorkQueue<T> {
 
