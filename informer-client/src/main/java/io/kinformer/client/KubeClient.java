@@ -94,6 +94,13 @@ public final class KubeClient implements AutoCloseable {
             .sslSocketFactory(tls.socketFactory(), tls.trustManager())
             .addInterceptor(
                 chain -> {
+                  if (closed.get()) {
+                    throw new IOException("KubeClient for " + config.server() + " is closed");
+                  }
+                  return chain.proceed(chain.request());
+                })
+            .addInterceptor(
+                chain -> {
                   Request r = chain.request();
                   return chain.proceed(
                       r.header("User-Agent") != null
