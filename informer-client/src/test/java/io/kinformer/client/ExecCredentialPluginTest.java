@@ -46,10 +46,13 @@ class ExecCredentialPluginTest {
       if [ -n "$EXPIRY" ]; then exp=",\\"expirationTimestamp\\":\\"$EXPIRY\\""; else exp=""; fi
       case "$MODE" in
         fail) echo "plugin: you must log in first" >&2; exit 3 ;;
-        cert) printf '{"apiVersion":"%s","kind":"ExecCredential","status":{"clientCertificateData":"c","clientKeyData":"k"}}' "$API" ;;
+        cert) printf '{"apiVersion":"%s","kind":"ExecCredential",\
+      "status":{"clientCertificateData":"c","clientKeyData":"k"}}' "$API" ;;
         garbage) echo "not json exec-secret-token-$n" ;;
-        wrongversion) printf '{"apiVersion":"client.authentication.k8s.io/v1alpha1","kind":"ExecCredential","status":{"token":"exec-secret-token-%s"}}' "$n" ;;
-        *) printf '{"apiVersion":"%s","kind":"ExecCredential","status":{"token":"exec-secret-token-%s"%s}}' "$API" "$n" "$exp" ;;
+        wrongversion) printf '{"apiVersion":"client.authentication.k8s.io/v1alpha1",\
+      "kind":"ExecCredential","status":{"token":"exec-secret-token-%s"}}' "$n" ;;
+        *) printf '{"apiVersion":"%s","kind":"ExecCredential",\
+      "status":{"token":"exec-secret-token-%s"%s}}' "$API" "$n" "$exp" ;;
       esac
       """;
 
