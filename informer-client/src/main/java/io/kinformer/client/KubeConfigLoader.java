@@ -213,7 +213,7 @@ final class KubeConfigLoader {
     KubeConfigNode u = entry.node();
     Path base = entry.file().baseDirectory();
     for (String f : u.fieldNames()) {
-      if (UNSUPPORTED_USER_FIELDS.contains(f) && u.has(f)) {
+      if (UNSUPPORTED_USER_FIELDS.contains(f) && u.isSet(f)) {
         throw new KubeConfigException(
             u.field(f)
                 + ": not supported by kinformer"

@@ -327,6 +327,25 @@ class KubeConfigTest {
         .hasMessageContaining("no configuration found");
   }
 
+  @Test
+  void load_impersonation_isRefusedButEmptyFieldsAreIgnored() throws IOException {
+    String template =
+        """
+        current-context: ctx
+        clusters: [{name: c, cluster: {server: "https://h"}}]
+        users: [{name: u, user: {token: t, %s}}]
+        contexts: [{name: ctx, context: {cluster: c, user: u}}]
+        """;
+    Path empty = Files.writeString(tmp.resolve("empty"), template.formatted(
+        "as: '', as-groups: [], as-user-extra: {}"));
+    Path set = Files.writeString(tmp.resolve("set"), template.formatted("as-groups: [admins]"));
+
+    assertThat(KubeConfig.load(empty).auth().token()).isEqualTo("t");
+    assertThatThrownBy(() -> KubeConfig.load(set))
+        .isInstanceOf(KubeConfigException.class)
+        .hasMessage(set + ": users[u].user.as-groups: not supported by kinformer (impersonation)");
+  }
+
   // In-cluster
 
   private Path serviceAccount(String token, String namespace) throws IOException {
