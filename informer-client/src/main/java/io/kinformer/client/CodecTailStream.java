@@ -3,6 +3,7 @@ package io.kinformer.client;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 
 /**
  * An input stream that remembers the last bytes it passed on, so that a decoding error can quote
@@ -93,7 +94,7 @@ final class CodecTailStream extends FilterInputStream {
 
   /**
    * The bytes around {@code offset} (a byte offset from the start of the stream; negative means
-   * "the last bytes read"), printable ASCII as is, anything else escaped, at most about 200
+   * "the last bytes read"), as UTF-8 with control characters escaped, at most about 200
    * characters, with {@code …} where it was cut.
    */
   String excerptAround(long offset) {
@@ -101,25 +102,28 @@ final class CodecTailStream extends FilterInputStream {
     long at = offset < 0 || offset > total ? total : Math.max(offset, lowest);
     long from = Math.max(lowest, at - BEFORE);
     long to = Math.min(total, at + AFTER);
-    StringBuilder sb = new StringBuilder((int) (to - from) + 8);
+    byte[] window = new byte[(int) (to - from)];
+    for (long i = from; i < to; i++) {
+      window[(int) (i - from)] = ring[(int) (i & MASK)];
+    }
+    // Malformed UTF-8 (or a character cut at the window's edge) becomes U+FFFD.
+    String text = new String(window, StandardCharsets.UTF_8);
+    StringBuilder sb = new StringBuilder(text.length() + 8);
     if (from > 0) {
       sb.append('…');
     }
-    for (long i = from; i < to; i++) {
-      int c = ring[(int) (i & MASK)] & 0xff;
-      if (c >= 0x20 && c < 0x7f) {
-        sb.append((char) c);
-      } else if (c == '\n') {
+    for (int i = 0; i < text.length() && sb.length() < 200; i++) {
+      char c = text.charAt(i);
+      if (c == '\n') {
         sb.append("\\n");
       } else if (c == '\r') {
         sb.append("\\r");
       } else if (c == '\t') {
         sb.append("\\t");
+      } else if (c < 0x20 || c == 0x7f) {
+        sb.append(String.format("\\x%02x", (int) c));
       } else {
-        sb.append(String.format("\\x%02x", c));
-      }
-      if (sb.length() >= 200) {
-        break;
+        sb.append(c);
       }
     }
     if (to < total || sb.length() >= 200) {

@@ -11,6 +11,7 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.core.exc.JacksonIOException;
+import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.ObjectReader;
 
 /**
@@ -29,7 +30,9 @@ final class ListCodec<T extends HasMetadata> {
   private final ResourceType<T> type;
 
   ListCodec(ObjectReader reader, ResourceType<T> type) {
-    this.itemReader = reader.forType(type.javaType());
+    // Items are read one by one from a parser that goes on: no trailing-token check per item.
+    this.itemReader = reader.forType(type.javaType())
+        .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     this.type = type;
   }
 

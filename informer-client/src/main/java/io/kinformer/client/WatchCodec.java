@@ -12,6 +12,7 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.core.exc.JacksonIOException;
+import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.util.TokenBuffer;
 
@@ -52,8 +53,11 @@ final class WatchCodec<T extends HasMetadata> {
    */
   WatchCodec(InputStream body, ObjectReader reader, ResourceType<T> type, String what) {
     this.in = new CodecTailStream(body);
-    this.objectReader = reader.forType(type.javaType());
-    this.statusReader = reader.forType(Status.class);
+    // Objects are read one by one from a parser that goes on: no trailing-token check per object.
+    this.objectReader = reader.forType(type.javaType())
+        .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    this.statusReader = reader.forType(Status.class)
+        .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     this.type = type;
     this.what = what;
     this.parser = objectReader.createParser(in);
