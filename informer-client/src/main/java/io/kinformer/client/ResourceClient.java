@@ -167,7 +167,7 @@ public final class ResourceClient<T extends HasMetadata> {
   /**
    * Reads one object.
    *
-   * @return the object, or empty if the server answered 404
+   * @return the object, or empty if the server answered 404 {@code NotFound}
    * @throws IllegalStateException if the resource is namespaced and no namespace was chosen
    */
   public Optional<T> get(String name) {
@@ -175,7 +175,7 @@ public final class ResourceClient<T extends HasMetadata> {
     try (Response response = calls.execute(request, calls.timeouts().request())) {
       return Optional.of(decode(response, request));
     } catch (ApiException e) {
-      if (e.code() == 404 && !e.fromWatchEvent()) {
+      if (isNotFound(e)) {
         return Optional.empty();
       }
       throw e;
@@ -296,7 +296,7 @@ public final class ResourceClient<T extends HasMetadata> {
    * Deletes an object.
    *
    * @return true if the server accepted the deletion (the object may linger while finalizers or
-   *     a grace period run), false if there was no such object (404)
+   *     a grace period run), false if there was no such object (404 {@code NotFound})
    */
   public boolean delete(String name) {
     return delete(name, null);
@@ -320,11 +320,20 @@ public final class ResourceClient<T extends HasMetadata> {
       calls.execute(b.build(), calls.timeouts().request()).close();
       return true;
     } catch (ApiException e) {
-      if (e.code() == 404) {
+      if (isNotFound(e)) {
         return false;
       }
       throw e;
     }
+  }
+
+  /**
+   * A 404 with a {@code NotFound} Status. A 404 without one (the plain-text {@code 404 page not
+   * found} of an unknown API group) means the resource itself does not exist: that is an error,
+   * not an absent object.
+   */
+  private static boolean isNotFound(ApiException e) {
+    return e.code() == 404 && e.reason().filter("NotFound"::equals).isPresent();
   }
 
   private Request applyRequest(
