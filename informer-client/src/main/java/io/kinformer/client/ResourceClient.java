@@ -167,7 +167,7 @@ public final class ResourceClient<T extends HasMetadata> {
   /**
    * Reads one object.
    *
-   * @return the object, or empty if the server answered 404 {@code NotFound}
+   * @return the object, or empty if the server answered 404 (reason {@code NotFound} or none)
    * @throws IllegalStateException if the resource is namespaced and no namespace was chosen
    */
   public Optional<T> get(String name) {
@@ -296,7 +296,8 @@ public final class ResourceClient<T extends HasMetadata> {
    * Deletes an object.
    *
    * @return true if the server accepted the deletion (the object may linger while finalizers or
-   *     a grace period run), false if there was no such object (404 {@code NotFound})
+   *     a grace period run), false if there was no such object (404, reason {@code NotFound} or
+   *     none)
    */
   public boolean delete(String name) {
     return delete(name, null);
@@ -328,12 +329,12 @@ public final class ResourceClient<T extends HasMetadata> {
   }
 
   /**
-   * A 404 with a {@code NotFound} Status. A 404 without one (the plain-text {@code 404 page not
-   * found} of an unknown API group) means the resource itself does not exist: that is an error,
-   * not an absent object.
+   * A 404 whose reason is {@code NotFound} or absent, as client-go's {@code apierrors.IsNotFound}.
+   * (An absent reason includes the plain-text {@code 404 page not found} of an unknown API group:
+   * a get then finds nothing, while lists and watches fail with the ApiException.)
    */
   private static boolean isNotFound(ApiException e) {
-    return e.code() == 404 && e.reason().filter("NotFound"::equals).isPresent();
+    return e.code() == 404 && e.reason().map("NotFound"::equals).orElse(true);
   }
 
   private Request applyRequest(

@@ -111,16 +111,37 @@ class ResourceClientTest {
   }
 
   @Test
-  void get_unknownGroupPlainText404_isApiExceptionNotEmpty() {
+  void get_plainText404_isEmptyAsInClientGo() {
+    server.enqueue(new MockResponse.Builder().code(404)
+        .addHeader("Content-Type", "text/plain; charset=utf-8")
+        .body("404 page not found\n").build());
+
+    assertThat(pods().get("a")).isEmpty();
+  }
+
+  @Test
+  void get_404WithAnotherReason_isApiException() {
+    server.enqueue(json(404, "{\"kind\":\"Status\",\"status\":\"Failure\","
+        + "\"reason\":\"Gone\",\"code\":404}"));
+
+    assertThatThrownBy(() -> pods().get("a")).isInstanceOf(ApiException.class);
+  }
+
+  @Test
+  void create_unknownGroupPlainText404_isClearApiException() {
     server.enqueue(new MockResponse.Builder().code(404)
         .addHeader("Content-Type", "text/plain; charset=utf-8")
         .body("404 page not found\n").build());
     ResourceClient<GenericKubernetesResource> things = client(ResourceType.dynamic(
         GroupVersionResource.of("nope.example.com", "v1", "things"), "Thing", false));
+    GenericKubernetesResource thing = new GenericKubernetesResourceBuilder()
+        .withApiVersion("nope.example.com/v1").withKind("Thing")
+        .withNewMetadata().withName("x").endMetadata().build();
 
-    assertThatThrownBy(() -> things.get("x"))
+    assertThatThrownBy(() -> things.create(thing))
         .isInstanceOfSatisfying(ApiException.class, e -> {
           assertThat(e.code()).isEqualTo(404);
+          assertThat(e.reason()).isEmpty();
           assertThat(e.statusMessage()).contains("404 page not found");
           assertThat(e.getMessage()).isEqualTo("HTTP 404: 404 page not found");
         });
