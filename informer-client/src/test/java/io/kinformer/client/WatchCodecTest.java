@@ -288,6 +288,32 @@ class WatchCodecTest {
   }
 
   @Test
+  void next_badEventAfterMegabytesOfGoodOnes_quotesTheBadBytes() {
+    String good = Transcripts.read("watch-03-bookmarks.jsonl");
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < 500; i++) {
+      sb.append(good);
+    }
+    sb.append("{\"type\":\"ADDED\",\"object\":{\"metadata\":!BAD-BYTES-HERE!}}");
+    WatchCodec<Pod> codec =
+        codec(PODS, new ChunkedStream(bytes(sb.toString()), 4096, 100_000, 333_333));
+
+    int read = 0;
+    InformerException failure = null;
+    try {
+      while (codec.next() != null) {
+        read++;
+      }
+    } catch (InformerException e) {
+      failure = e;
+    }
+
+    assertThat(read).isEqualTo(2500);
+    assertThat(failure).isNotNull();
+    assertThat(failure.getMessage()).contains("!BAD-BYTES-HERE!");
+  }
+
+  @Test
   void chunkedStream_helper_respectsBoundaries() {
     ChunkedStream s = new ChunkedStream(bytes("abcdef"), 2, 4);
     byte[] buf = new byte[10];
