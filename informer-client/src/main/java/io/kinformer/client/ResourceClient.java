@@ -8,6 +8,7 @@ import io.kinformer.cache.InformerException;
 import io.kinformer.cache.ListOptions;
 import io.kinformer.cache.ListResult;
 import io.kinformer.cache.ListerWatcher;
+import io.kinformer.cache.Watch;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -97,9 +98,18 @@ public final class ResourceClient<T extends HasMetadata> {
       ResourceType<T> type,
       JsonMapper mapper,
       HttpTimeouts timeouts) {
-    Objects.requireNonNull(type, "type");
+    return create(new HttpCalls(httpClient, baseUrl, mapper, timeouts), type);
+  }
+
+  /**
+   * A client for {@code type} over shared {@link HttpCalls}: a {@code KubeClient} that serves many
+   * resources should hold one {@code HttpCalls} (it derives the watch variant of the OkHttp client
+   * once) and create every resource's client with this.
+   */
+  static <T extends HasMetadata> ResourceClient<T> create(HttpCalls calls, ResourceType<T> type) {
     return new ResourceClient<>(
-        new HttpCalls(httpClient, baseUrl, mapper, timeouts), type, null, null, null);
+        Objects.requireNonNull(calls, "calls"), Objects.requireNonNull(type, "type"), null, null,
+        null);
   }
 
   /** The resource this client talks to. */
@@ -162,6 +172,16 @@ public final class ResourceClient<T extends HasMetadata> {
    */
   public ListerWatcher<T> listerWatcher(UnaryOperator<ListOptions> tweak) {
     return new HttpListerWatcher<>(calls, type, namespace, labelSelector, fieldSelector, tweak);
+  }
+
+  /**
+   * Opens a watch of this client's namespace and selectors (a shortcut for {@code
+   * listerWatcher().watch(options)}); read it with {@link Watch#next()} and close it.
+   *
+   * @throws ApiException if the server refused the watch
+   */
+  public Watch<T> watch(ListOptions options) {
+    return listerWatcher().watch(options);
   }
 
   /**

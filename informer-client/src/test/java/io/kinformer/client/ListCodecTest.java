@@ -91,7 +91,8 @@ class ListCodecTest {
   @Test
   void decode_itemsBeforeMetadataAndUnknownFields_areHandled() {
     String body = "{\"items\":[{\"metadata\":{\"name\":\"x\"},\"extra\":[1,{\"a\":2}]}],"
-        + "\"other\":{\"deep\":[true]},\"metadata\":{\"resourceVersion\":\"9\"},\"kind\":\"PodList\"}";
+        + "\"other\":{\"deep\":[true]},\"metadata\":{\"resourceVersion\":\"9\"},"
+        + "\"kind\":\"PodList\"}";
 
     ListResult<GenericKubernetesResource> page =
         decode(ResourceType.dynamic(PODS, "Pod", true), body);

@@ -74,7 +74,8 @@ class ResourceClientKubernetesMockServerTest {
     Pod updated = pods.update(created);
     assertThat(updated.getMetadata().getLabels()).containsEntry("step", "1");
 
-    Pod patched = pods.patch("a", PatchType.JSON_MERGE, "{\"metadata\":{\"labels\":{\"p\":\"q\"}}}");
+    Pod patched =
+        pods.patch("a", PatchType.JSON_MERGE, "{\"metadata\":{\"labels\":{\"p\":\"q\"}}}");
     assertThat(patched.getMetadata().getLabels()).containsEntry("p", "q");
 
     assertThat(pods.delete("a")).isTrue();

@@ -140,7 +140,8 @@ class WatchCodecTest {
 
   @Test
   void next_objectBeforeType_decodesTheObject() {
-    String event = "{\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"x\","
+    String event = "{\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\","
+        + "\"metadata\":{\"name\":\"x\","
         + "\"resourceVersion\":\"7\"}},\"type\":\"DELETED\"}\n";
 
     WatchEvent<Pod> e = codec(PODS, new ByteArrayInputStream(bytes(event))).next();
@@ -236,7 +237,8 @@ class WatchCodecTest {
   static Stream<BadCase> badEvents() {
     String good = Transcripts.read("watch-03-bookmarks.jsonl").split("\n")[1];
     return Stream.of(
-        new BadCase("unknown type", "{\"type\":\"FOO\",\"object\":{}}", "unknown event type \"FOO\""),
+        new BadCase("unknown type", "{\"type\":\"FOO\",\"object\":{}}",
+            "unknown event type \"FOO\""),
         new BadCase("unknown type after object",
             "{\"object\":{\"metadata\":{}},\"type\":\"WEIRD\"}", "unknown event type \"WEIRD\""),
         new BadCase("truncated mid-event", good.substring(0, good.length() / 2),
