@@ -306,6 +306,24 @@ class HttpListerWatcherTest {
   }
 
   @Test
+  void watch_streamEndingMidEvent_failsWithInformerExceptionAfterTheCompleteOnes() {
+    String[] lines = Transcripts.read("watch-03-bookmarks.jsonl").split("\n");
+    String truncated = lines[0] + "\n" + lines[1].substring(0, 100);
+    server.enqueue(new MockResponse.Builder().code(200)
+        .addHeader("Content-Type", "application/json").chunkedBody(truncated, 7).build());
+
+    try (Watch<Pod> w = client(ResourceType.of(Pod.class)).listerWatcher()
+        .watch(ListOptions.none())) {
+      assertThat(w.next().object().getMetadata().getName()).isEqualTo("a");
+      assertThatThrownBy(w::next)
+          .isInstanceOf(InformerException.class)
+          .hasMessageContaining("malformed watch stream of v1/pods")
+          .hasMessageContaining("end-of-input");
+      assertThat(w.next()).isNull();
+    }
+  }
+
+  @Test
   void watch_expiredErrorEvent_isDeliveredAsErrorEventThenEnd() {
     server.enqueue(json(200, Transcripts.read("watch-05-expired.jsonl")));
 
