@@ -46,7 +46,7 @@ class HttpListerWatcherTest {
 
   private final MockWebServer server = new MockWebServer();
   private final OkHttpClient http = new OkHttpClient();
-  private final List<HeldBody> held = new ArrayList<>();
+  private final List<HttpHeldBody> held = new ArrayList<>();
 
   @BeforeEach
   void start() throws IOException {
@@ -55,7 +55,7 @@ class HttpListerWatcherTest {
 
   @AfterEach
   void stop() {
-    held.forEach(HeldBody::release);
+    held.forEach(HttpHeldBody::release);
     server.close();
     http.dispatcher().executorService().shutdown();
     http.connectionPool().evictAll();
@@ -66,8 +66,8 @@ class HttpListerWatcherTest {
     return ResourceClient.create(http, server.url("/"), type, Codecs.newMapper());
   }
 
-  private HeldBody held(String... chunks) {
-    HeldBody body = new HeldBody(List.of(chunks));
+  private HttpHeldBody held(String... chunks) {
+    HttpHeldBody body = new HttpHeldBody(List.of(chunks));
     held.add(body);
     return body;
   }
@@ -235,8 +235,8 @@ class HttpListerWatcherTest {
 
   @Test
   void metadataOnly_sendsTheListFormOnListsAndTheObjectFormOnWatches() throws Exception {
-    server.enqueue(json(200, Transcripts.read("list-09-metadata.json")));
-    server.enqueue(json(200, Transcripts.read("watch-09-metadata.jsonl")));
+    server.enqueue(json(200, CodecTranscripts.read("list-09-metadata.json")));
+    server.enqueue(json(200, CodecTranscripts.read("watch-09-metadata.jsonl")));
     ListerWatcher<PartialObjectMetadata> lw =
         client(ResourceType.metadataOnly(Pod.class)).inNamespace("e9-meta").listerWatcher();
 
@@ -269,7 +269,7 @@ class HttpListerWatcherTest {
   void list_gzipResponse_isDecodedTransparently() throws Exception {
     Buffer gzipped = new Buffer();
     try (var sink = Okio.buffer(new GzipSink(gzipped))) {
-      sink.writeUtf8(Transcripts.read("list-01-full-pod-page.json"));
+      sink.writeUtf8(CodecTranscripts.read("list-01-full-pod-page.json"));
     }
     server.enqueue(new MockResponse.Builder().code(200)
         .addHeader("Content-Type", "application/json")
@@ -290,7 +290,7 @@ class HttpListerWatcherTest {
   void watch_oneByteChunks_yieldsTheTranscriptEventsThenCleanEnd() throws Exception {
     server.enqueue(new MockResponse.Builder().code(200)
         .addHeader("Content-Type", "application/json")
-        .chunkedBody(Transcripts.read("watch-03-bookmarks.jsonl"), 1).build());
+        .chunkedBody(CodecTranscripts.read("watch-03-bookmarks.jsonl"), 1).build());
 
     List<WatchEventType> types = new ArrayList<>();
     try (Watch<Pod> w = client(ResourceType.of(Pod.class)).listerWatcher()
@@ -307,7 +307,7 @@ class HttpListerWatcherTest {
 
   @Test
   void watch_streamEndingMidEvent_failsWithInformerExceptionAfterTheCompleteOnes() {
-    String[] lines = Transcripts.read("watch-03-bookmarks.jsonl").split("\n");
+    String[] lines = CodecTranscripts.read("watch-03-bookmarks.jsonl").split("\n");
     String truncated = lines[0] + "\n" + lines[1].substring(0, 100);
     server.enqueue(new MockResponse.Builder().code(200)
         .addHeader("Content-Type", "application/json").chunkedBody(truncated, 7).build());
@@ -325,7 +325,7 @@ class HttpListerWatcherTest {
 
   @Test
   void watch_expiredErrorEvent_isDeliveredAsErrorEventThenEnd() {
-    server.enqueue(json(200, Transcripts.read("watch-05-expired.jsonl")));
+    server.enqueue(json(200, CodecTranscripts.read("watch-05-expired.jsonl")));
 
     try (Watch<Pod> w = client(ResourceType.of(Pod.class)).listerWatcher()
         .watch(ListOptions.builder().resourceVersion("110").build())) {
@@ -382,7 +382,7 @@ class HttpListerWatcherTest {
 
   @Test
   void watch_closeFromAnotherThread_unblocksNextPromptly() throws Exception {
-    String first = Transcripts.read("watch-03-bookmarks.jsonl").split("\n")[0] + "\n";
+    String first = CodecTranscripts.read("watch-03-bookmarks.jsonl").split("\n")[0] + "\n";
     server.enqueue(held(first).response());
     Watch<Pod> watch = client(ResourceType.of(Pod.class)).listerWatcher()
         .watch(ListOptions.none());
@@ -445,7 +445,7 @@ class HttpListerWatcherTest {
     server.enqueue(new MockResponse.Builder().code(504)
         .addHeader("Content-Type", "application/json")
         .addHeader("Retry-After", "1")
-        .body(Transcripts.read("status-05-too-large.json")).build());
+        .body(CodecTranscripts.read("status-05-too-large.json")).build());
 
     assertThatThrownBy(() -> client(ResourceType.of(Pod.class)).listerWatcher()
         .list(ListOptions.builder().resourceVersion("100394").build()))
@@ -475,7 +475,7 @@ class HttpListerWatcherTest {
 
   @Test
   void list_bodyBrokenOffMidway_isInformerExceptionNamingTheList() {
-    String page = Transcripts.read("list-01-page1.json");
+    String page = CodecTranscripts.read("list-01-page1.json");
     server.enqueue(new MockResponse.Builder().code(200)
         .addHeader("Content-Type", "application/json")
         .body(page.substring(0, page.length() / 2)).build());

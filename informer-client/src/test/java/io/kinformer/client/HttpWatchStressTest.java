@@ -27,7 +27,7 @@ class HttpWatchStressTest {
 
   private final MockWebServer server = new MockWebServer();
   private final OkHttpClient http = new OkHttpClient();
-  private final List<HeldBody> held = new ArrayList<>();
+  private final List<HttpHeldBody> held = new ArrayList<>();
   private final ExecutorService readers = Executors.newSingleThreadExecutor(r -> {
     Thread t = new Thread(r, "kinformer-test-watch-reader");
     t.setDaemon(true);
@@ -41,7 +41,7 @@ class HttpWatchStressTest {
 
   @AfterEach
   void stop() {
-    held.forEach(HeldBody::release);
+    held.forEach(HttpHeldBody::release);
     readers.shutdownNow();
     server.close();
     http.dispatcher().executorService().shutdown();
@@ -50,12 +50,12 @@ class HttpWatchStressTest {
 
   @Test
   void close_racingNext_alwaysEndsTheReaderWithNull() throws Exception {
-    String[] lines = Transcripts.read("watch-03-bookmarks.jsonl").split("\n");
+    String[] lines = CodecTranscripts.read("watch-03-bookmarks.jsonl").split("\n");
     ResourceClient<Pod> pods =
         ResourceClient.create(http, server.url("/"), ResourceType.of(Pod.class),
             Codecs.newMapper());
     for (int i = 0; i < 300; i++) {
-      HeldBody body = new HeldBody(List.of(lines[0] + "\n", lines[1] + "\n" + lines[2] + "\n"));
+      HttpHeldBody body = new HttpHeldBody(List.of(lines[0] + "\n", lines[1] + "\n" + lines[2] + "\n"));
       held.add(body);
       server.enqueue(body.response());
       Watch<Pod> watch = pods.watch(ListOptions.none());

@@ -178,9 +178,9 @@ class ResourceClientTest {
 
   @Test
   void list_followsContinueTokensAcrossAllPages() throws Exception {
-    server.enqueue(json(200, Transcripts.read("list-01-page1.json")));
-    server.enqueue(json(200, Transcripts.read("list-01-page2.json")));
-    server.enqueue(json(200, Transcripts.read("list-01-page3.json")));
+    server.enqueue(json(200, CodecTranscripts.read("list-01-page1.json")));
+    server.enqueue(json(200, CodecTranscripts.read("list-01-page2.json")));
+    server.enqueue(json(200, CodecTranscripts.read("list-01-page3.json")));
 
     ListResult<Pod> all = pods().withLabelSelector("app=demo").list(ListOptions.none());
 
@@ -203,7 +203,7 @@ class ResourceClientTest {
 
   @Test
   void list_expiredContinue_isApiException410() {
-    server.enqueue(json(200, Transcripts.read("list-01-page1.json")));
+    server.enqueue(json(200, CodecTranscripts.read("list-01-page1.json")));
     server.enqueue(json(410, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
         + "\"status\":\"Failure\",\"message\":\"The provided continue parameter is too old\","
         + "\"reason\":\"Expired\",\"code\":410}"));
@@ -254,7 +254,7 @@ class ResourceClientTest {
 
   @Test
   void create_existing_isApiException409AlreadyExists() {
-    server.enqueue(json(409, Transcripts.read("status-08-already-exists.json")));
+    server.enqueue(json(409, CodecTranscripts.read("status-08-already-exists.json")));
 
     assertThatThrownBy(() -> pods().create(pod("a")))
         .isInstanceOfSatisfying(ApiException.class, e -> {
@@ -266,7 +266,7 @@ class ResourceClientTest {
 
   @Test
   void create_invalid_isApiException422WithCauses() {
-    server.enqueue(json(422, Transcripts.read("status-08-invalid.json")));
+    server.enqueue(json(422, CodecTranscripts.read("status-08-invalid.json")));
 
     assertThatThrownBy(() -> pods().create(pod("Bad_Name")))
         .isInstanceOfSatisfying(ApiException.class, e -> {
@@ -299,7 +299,7 @@ class ResourceClientTest {
   @Test
   void update_putsToTheObject_andConflictIsApiException409() throws Exception {
     server.enqueue(json(200, POD_A));
-    server.enqueue(json(409, Transcripts.read("status-08-conflict.json")));
+    server.enqueue(json(409, CodecTranscripts.read("status-08-conflict.json")));
     Pod pod = pod("a");
     pod.getMetadata().setResourceVersion("5");
 

@@ -14,12 +14,12 @@ import okio.BufferedSink;
  * holds the stream open, silent, until {@link #release()}; then ends it cleanly. Like a watch on
  * a quiet resource.
  */
-final class HeldBody implements MockResponseBody {
+final class HttpHeldBody implements MockResponseBody {
 
   private final List<String> chunks;
   private final CountDownLatch released = new CountDownLatch(1);
 
-  HeldBody(List<String> chunks) {
+  HttpHeldBody(List<String> chunks) {
     this.chunks = chunks;
   }
 
