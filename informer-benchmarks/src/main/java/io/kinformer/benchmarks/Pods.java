@@ -114,9 +114,12 @@ public final class Pods {
       containers.add(new ContainerBuilder()
           .withName(cname)
           .withImage("registry.example.com/shop/" + cname + ":1." + r.nextInt(40) + "." + r.nextInt(9))
-          .withImagePullPolicy("IfNotPresent")
+          .withImagePullPolicy(c == 0 ? "IfNotPresent" : null)
           .withEnv(env)
-          .addNewPort().withName("http").withContainerPort(8080 + c).withProtocol("TCP").endPort()
+          .withPorts(c == 0
+              ? List.of(new io.fabric8.kubernetes.api.model.ContainerPortBuilder().withName("http")
+                  .withContainerPort(8080).withProtocol("TCP").build())
+              : List.of())
           .withNewResources()
           .addToRequests("cpu", new Quantity((100 + 50 * r.nextInt(8)) + "m"))
           .addToRequests("memory", new Quantity((128 << r.nextInt(4)) + "Mi"))
@@ -134,7 +137,7 @@ public final class Pods {
           .withStarted(true)
           .withRestartCount(r.nextInt(3))
           .withImage("registry.example.com/shop/" + cname)
-          .withImageID(c == 0 ? "registry.example.com/shop/" + cname + "@sha256:" + hex(r, 64) : null)
+          .withImageID("registry.example.com/shop/" + cname + "@sha256:" + hex(r, 64))
           .withContainerID("containerd://" + hex(r, 64))
           .withNewState().withNewRunning().withStartedAt(created).endRunning().endState()
           .build());

@@ -1,0 +1,75 @@
+package io.kinformer.benchmarks.e2e;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The fabric8 kubernetes-client (JDK HttpClient transport): {@code pods().inAnyNamespace()
+ * .runnableInformer(0)} per informer, handlers added before {@code start()}. Watches are plain
+ * chunked HTTP streams ({@code onlyHttpWatches}), as for the other drivers: fabric8's default is
+ * a WebSocket watch, which {@link PodServer} does not speak.
+ *
+ * <p>Thread safety: confine to the driver's main thread.
+ */
+final class Fabric8Subject implements Subject {
+
+  private KubernetesClient client;
+  private final List<SharedIndexInformer<Pod>> informers = new ArrayList<>();
+
+  @Override
+  public void connect(String serverUrl) {
+    client = new KubernetesClientBuilder()
+        .withConfig(new ConfigBuilder().withMasterUrl(serverUrl).withNamespace("default")
+            .withRequestTimeout(0).withOnlyHttpWatches(true).build())
+        .build();
+  }
+
+  @Override
+  public void start(Sink sink, int count, int handlers) {
+    for (int i = 0; i < count; i++) {
+      SharedIndexInformer<Pod> informer = client.pods().inAnyNamespace().runnableInformer(0);
+      for (int h = 0; h < handlers; h++) {
+        informer.addEventHandler(new ResourceEventHandler<Pod>() {
+          @Override
+          public void onAdd(Pod obj) {
+            sink.added();
+          }
+
+          @Override
+          public void onUpdate(Pod oldObj, Pod newObj) {
+            sink.updated(newObj.getMetadata().getAnnotations());
+          }
+
+          @Override
+          public void onDelete(Pod obj, boolean deletedFinalStateUnknown) {}
+        });
+      }
+      informers.add(informer);
+    }
+    for (SharedIndexInformer<Pod> informer : informers) {
+      informer.start();
+    }
+  }
+
+  @Override
+  public boolean synced() {
+    for (SharedIndexInformer<Pod> informer : informers) {
+      if (!informer.hasSynced()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public void close() {
+    informers.forEach(SharedIndexInformer::close);
+    client.close();
+  }
+}

@@ -1,0 +1,142 @@
+package io.kinformer.benchmarks.e2e;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.HashMap;
+import java.util.Map;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.ObjectReader;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The floor: no informer. One unpaged list streamed with Jackson into fabric8 {@link Pod}s in a
+ * {@link HashMap}, then one watch whose events are decoded the same way and put in the map. The
+ * "handler" is the map put plus a {@link Sink} call. Only {@code informers = handlers = 1}.
+ *
+ * <p>Thread safety: confine to the driver's main thread (the watch reader has its own).
+ */
+final class FloorSubject implements Subject {
+
+  private final Map<String, Pod> cache = new HashMap<>();
+  private final ObjectReader podReader = JsonMapper.builder()
+      .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build()
+      .readerFor(Pod.class).without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+  private HttpClient http = HttpClient.newHttpClient();
+  private String url = "";
+  private volatile boolean synced;
+  private volatile boolean closed;
+  private Thread thread = new Thread(() -> { });
+
+  @Override
+  public void connect(String serverUrl) {
+    this.url = serverUrl;
+    this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  }
+
+  @Override
+  public void start(Sink sink, int informers, int handlers) {
+    if (informers != 1 || handlers != 1) {
+      throw new IllegalArgumentException("the floor has one map and one reader");
+    }
+    thread = new Thread(() -> run(sink), "floor-reader");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  private void run(Sink sink) {
+    try {
+      String rv;
+      try (InputStream in = get("/api/v1/pods"); JsonParser p = podReader.createParser(in)) {
+        rv = readList(p, sink);
+      }
+      synced = true;
+      try (InputStream in = get("/api/v1/pods?watch=true&resourceVersion=" + rv);
+          JsonParser p = podReader.createParser(in)) {
+        while (!closed && p.nextToken() == JsonToken.START_OBJECT) {
+          String type = null;
+          Pod pod = null;
+          for (String name = p.nextName(); name != null; name = p.nextName()) {
+            p.nextToken();
+            if (name.equals("type")) {
+              type = p.getString();
+            } else if (name.equals("object")) {
+              pod = podReader.readValue(p);
+            } else {
+              p.skipChildren();
+            }
+          }
+          if (pod != null && "MODIFIED".equals(type)) {
+            cache.put(key(pod), pod);
+            sink.updated(pod.getMetadata().getAnnotations());
+          }
+        }
+      }
+    } catch (RuntimeException | java.io.IOException | InterruptedException e) {
+      if (!closed) {
+        e.printStackTrace();
+      }
+    }
+  }
+
+  private String readList(JsonParser p, Sink sink) {
+    String rv = "";
+    p.nextToken();
+    for (String name = p.nextName(); name != null; name = p.nextName()) {
+      p.nextToken();
+      if (name.equals("metadata")) {
+        for (String m = p.nextName(); m != null; m = p.nextName()) {
+          p.nextToken();
+          if (m.equals("resourceVersion")) {
+            rv = p.getString();
+          } else {
+            p.skipChildren();
+          }
+        }
+      } else if (name.equals("items")) {
+        while (p.nextToken() == JsonToken.START_OBJECT) {
+          Pod pod = podReader.readValue(p);
+          cache.put(key(pod), pod);
+          sink.added();
+        }
+      } else {
+        p.skipChildren();
+      }
+    }
+    return rv;
+  }
+
+  private static String key(Pod pod) {
+    return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+  }
+
+  private InputStream get(String path) throws java.io.IOException, InterruptedException {
+    HttpResponse<InputStream> r = http.send(
+        HttpRequest.newBuilder(URI.create(url + path)).build(),
+        HttpResponse.BodyHandlers.ofInputStream());
+    if (r.statusCode() != 200) {
+      throw new IllegalStateException("GET " + path + ": " + r.statusCode());
+    }
+    return r.body();
+  }
+
+  @Override
+  public boolean synced() {
+    return synced;
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+  }
+
+  /** The cached pods (for a sanity check). */
+  int size() {
+    return cache.size();
+  }
+}

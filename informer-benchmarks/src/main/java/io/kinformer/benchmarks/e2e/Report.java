@@ -1,0 +1,258 @@
+package io.kinformer.benchmarks.e2e;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Font;
+import java.awt.Graphics2D;
+import java.awt.RenderingHints;
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import javax.imageio.ImageIO;
+
+/**
+ * Aggregates {@link Harness} results: medians with min–max per (N, library), ratios to the floor
+ * and to the peers, the thread-count table, and a PNG chart of sync time and heap per object
+ * against N (Java2D, no extra dependency).
+ *
+ * <p>Thread safety: stateless.
+ */
+final class Report {
+
+  private static final String[] PEERS = {"fabric8", "official"};
+  private static final Color[] COLORS = {
+    new Color(0x555555), new Color(0x1f77b4), new Color(0x17becf), new Color(0x9467bd),
+    new Color(0xd62728), new Color(0xff7f0e), new Color(0x2ca02c)
+  };
+
+  private Report() {}
+
+  record Stat(double median, double min, double max, int count) {
+    String fmt(String format) {
+      if (count == 0) {
+        return "–";
+      }
+      return String.format(Locale.ROOT, format + " (" + format + "–" + format + ")", median, min,
+          max);
+    }
+  }
+
+  static Stat stat(List<Map<String, String>> rows, String key) {
+    List<Double> v = new ArrayList<>();
+    for (Map<String, String> r : rows) {
+      String s = r.get(key);
+      if (s != null && !s.isEmpty() && !"true".equals(s) && !"false".equals(s)) {
+        v.add(Double.parseDouble(s));
+      }
+    }
+    if (v.isEmpty()) {
+      return new Stat(Double.NaN, Double.NaN, Double.NaN, 0);
+    }
+    double[] a = v.stream().mapToDouble(Double::doubleValue).toArray();
+    return new Stat(Harness.median(a), v.stream().mapToDouble(d -> d).min().orElseThrow(),
+        v.stream().mapToDouble(d -> d).max().orElseThrow(), a.length);
+  }
+
+  static void write(List<Map<String, String>> results, Map<String, String> options, Path out)
+      throws IOException {
+    StringBuilder md = new StringBuilder();
+    Map<Integer, Map<String, List<Map<String, String>>>> main = new LinkedHashMap<>();
+    Set<String> names = new LinkedHashSet<>();
+    for (Map<String, String> r : results) {
+      if ("main".equals(r.get("scenario")) && "true".equals(r.get("synced"))) {
+        int n = Integer.parseInt(r.get("n"));
+        names.add(r.get("name"));
+        main.computeIfAbsent(n, k -> new LinkedHashMap<>())
+            .computeIfAbsent(r.get("name"), k -> new ArrayList<>()).add(r);
+      }
+    }
+    List<String> failed = new ArrayList<>();
+    for (Map<String, String> r : results) {
+      if (!"true".equals(r.get("synced")) || "false".equals(r.get("watchComplete"))
+          || "false".equals(r.get("latencyComplete"))) {
+        failed.add(r.get("name") + " n=" + r.get("n") + " informers=" + r.get("informers")
+            + " handlers=" + r.get("handlers") + " round=" + r.get("round"));
+      }
+    }
+    md.append("Options: `").append(options).append("`\n\n");
+    for (var e : main.entrySet()) {
+      int n = e.getKey();
+      Map<String, List<Map<String, String>>> byName = e.getValue();
+      md.append("### N = ").append(n).append(" pods, M = ").append(options.get("events"))
+          .append(" events\n\n");
+      md.append("Median (min–max) of ").append(options.get("rounds")).append(" runs.\n\n");
+      md.append("| driver | initial sync (ms) | sync CPU (s) | heap per object (B) | "
+          + "watch (events/s) | watch CPU (s) | p50 latency (µs) | p99 latency (µs) | "
+          + "threads after sync |\n|---|---|---|---|---|---|---|---|---|\n");
+      for (var lib : byName.entrySet()) {
+        List<Map<String, String>> rows = lib.getValue();
+        md.append("| ").append(lib.getKey())
+            .append(" | ").append(stat(rows, "syncMillis").fmt("%.0f"))
+            .append(" | ").append(stat(rows, "syncCpuSeconds").fmt("%.1f"))
+            .append(" | ").append(stat(rows, "heapBytesPerObject").fmt("%.0f"))
+            .append(" | ").append(stat(rows, "eventsPerSecond").fmt("%.0f"))
+            .append(" | ").append(stat(rows, "watchCpuSeconds").fmt("%.1f"))
+            .append(" | ").append(stat(rows, "p50Micros").fmt("%.0f"))
+            .append(" | ").append(stat(rows, "p99Micros").fmt("%.0f"))
+            .append(" | ").append(stat(rows, "threadsAfterSync").fmt("%.0f"))
+            .append(" |\n");
+      }
+      md.append("\nRatios of medians (kinformer ÷ other; for sync time and heap lower is better, "
+          + "for events/s higher is better):\n\n");
+      md.append("| kinformer variant | vs | sync time | heap per object | events/s | p99 |\n"
+          + "|---|---|---|---|---|---|\n");
+      for (String k : byName.keySet()) {
+        if (!k.startsWith("kinformer")) {
+          continue;
+        }
+        for (String other : new String[] {"floor", "fabric8", "official"}) {
+          if (!byName.containsKey(other)) {
+            continue;
+          }
+          md.append("| ").append(k).append(" | ").append(other)
+              .append(" | ").append(ratio(byName, k, other, "syncMillis"))
+              .append(" | ").append(ratio(byName, k, other, "heapBytesPerObject"))
+              .append(" | ").append(ratio(byName, k, other, "eventsPerSecond"))
+              .append(" | ").append(ratio(byName, k, other, "p99Micros"))
+              .append(" |\n");
+        }
+      }
+      md.append('\n');
+    }
+    List<Map<String, String>> threads = new ArrayList<>();
+    for (Map<String, String> r : results) {
+      if ("threads".equals(r.get("scenario"))) {
+        threads.add(r);
+      }
+    }
+    if (!threads.isEmpty()) {
+      md.append("### Threads (N = ").append(options.get("threadsN"))
+          .append(" pods; JVM threads, one run each)\n\n");
+      md.append("| driver | informers | handlers each | before informers | after sync | "
+          + "after 1000 events |\n|---|---|---|---|---|---|\n");
+      for (Map<String, String> r : threads) {
+        md.append("| ").append(r.get("name")).append(" | ").append(r.get("informers"))
+            .append(" | ").append(r.get("handlers")).append(" | ")
+            .append(r.getOrDefault("baselineThreads", "–")).append(" | ")
+            .append(r.getOrDefault("threadsAfterSync", "–")).append(" | ")
+            .append(r.getOrDefault("threadsAtEnd", "–")).append(" |\n");
+      }
+      md.append('\n');
+    }
+    if (!failed.isEmpty()) {
+      md.append("Runs that did not complete: ").append(String.join("; ", failed)).append("\n\n");
+    }
+    Files.writeString(out.resolve("report.md"), md);
+    chart(main, new ArrayList<>(names), out.resolve("sync-heap.png"));
+  }
+
+  private static String ratio(Map<String, List<Map<String, String>>> byName, String a, String b,
+      String key) {
+    Stat sa = stat(byName.get(a), key);
+    Stat sb = stat(byName.get(b), key);
+    if (sa.count() == 0 || sb.count() == 0 || sb.median() == 0) {
+      return "–";
+    }
+    return String.format(Locale.ROOT, "%.2f×", sa.median() / sb.median());
+  }
+
+  private static void chart(Map<Integer, Map<String, List<Map<String, String>>>> main,
+      List<String> names, Path file) throws IOException {
+    int w = 1100;
+    int h = 480;
+    BufferedImage img = new BufferedImage(w, h, BufferedImage.TYPE_INT_RGB);
+    Graphics2D g = img.createGraphics();
+    g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
+    g.setColor(Color.WHITE);
+    g.fillRect(0, 0, w, h);
+    TreeSet<Integer> sizes = new TreeSet<>(main.keySet());
+    panel(g, main, names, sizes, "syncMillis", "initial sync (ms, median; bars: min–max)", 60, 40,
+        440, 340);
+    panel(g, main, names, sizes, "heapBytesPerObject", "retained heap per object (bytes)", 600, 40,
+        440, 340);
+    g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+    int x = 60;
+    for (int i = 0; i < names.size(); i++) {
+      g.setColor(COLORS[i % COLORS.length]);
+      g.fillRect(x, 440, 12, 12);
+      g.setColor(Color.BLACK);
+      g.drawString(names.get(i), x + 16, 451);
+      x += 30 + g.getFontMetrics().stringWidth(names.get(i));
+    }
+    g.dispose();
+    ImageIO.write(img, "png", file.toFile());
+  }
+
+  private static void panel(Graphics2D g, Map<Integer, Map<String, List<Map<String, String>>>> main,
+      List<String> names, TreeSet<Integer> sizes, String key, String title, int x0, int y0,
+      int pw, int ph) {
+    double max = 0;
+    for (var byName : main.values()) {
+      for (var rows : byName.values()) {
+        Stat s = stat(rows, key);
+        if (s.count() > 0) {
+          max = Math.max(max, s.max());
+        }
+      }
+    }
+    if (max == 0) {
+      max = 1;
+    }
+    g.setColor(Color.BLACK);
+    g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 13));
+    g.drawString(title, x0, y0 - 12);
+    g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
+    g.drawLine(x0, y0 + ph, x0 + pw, y0 + ph);
+    g.drawLine(x0, y0, x0, y0 + ph);
+    for (int t = 0; t <= 4; t++) {
+      double v = max * t / 4;
+      int y = y0 + ph - (int) (ph * t / 4.0);
+      g.setColor(new Color(0xdddddd));
+      g.drawLine(x0 + 1, y, x0 + pw, y);
+      g.setColor(Color.BLACK);
+      g.drawString(String.format(Locale.ROOT, "%.0f", v), x0 - 50, y + 4);
+    }
+    List<Integer> sz = new ArrayList<>(sizes);
+    int groups = sz.size();
+    int groupWidth = pw / Math.max(groups, 1);
+    int barWidth = Math.max(4, (groupWidth - 30) / Math.max(names.size(), 1));
+    for (int gi = 0; gi < groups; gi++) {
+      int n = sz.get(gi);
+      int gx = x0 + gi * groupWidth + 15;
+      g.setColor(Color.BLACK);
+      g.drawString("N = " + n, gx + groupWidth / 2 - 40, y0 + ph + 16);
+      Map<String, List<Map<String, String>>> byName = main.get(n);
+      for (int i = 0; i < names.size(); i++) {
+        List<Map<String, String>> rows = byName.get(names.get(i));
+        if (rows == null) {
+          continue;
+        }
+        Stat s = stat(rows, key);
+        if (s.count() == 0) {
+          continue;
+        }
+        int bx = gx + i * barWidth;
+        int bh = (int) (ph * s.median() / max);
+        g.setColor(COLORS[i % COLORS.length]);
+        g.fillRect(bx, y0 + ph - bh, barWidth - 3, bh);
+        g.setColor(Color.BLACK);
+        g.setStroke(new BasicStroke(1.2f));
+        int ymin = y0 + ph - (int) (ph * s.min() / max);
+        int ymax = y0 + ph - (int) (ph * s.max() / max);
+        int cx = bx + (barWidth - 3) / 2;
+        g.drawLine(cx, ymin, cx, ymax);
+        g.drawLine(cx - 3, ymin, cx + 3, ymin);
+        g.drawLine(cx - 3, ymax, cx + 3, ymax);
+      }
+    }
+  }
+}
