@@ -1,5 +1,7 @@
 package io.kinformer.client;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -25,6 +27,8 @@ import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import okhttp3.Protocol;
 import okhttp3.Request;
+import tools.jackson.databind.json.JsonMapper;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,6 +65,8 @@ public final class KubeClient implements AutoCloseable {
   private final ClientOptions options;
   private final OkHttpClient httpClient;
   private final HttpUrl baseUrl;
+  private final JsonMapper mapper = Codecs.newMapper();
+  private volatile @Nullable Discovery discovery;
   private final ExecutorService dispatcherExecutor;
   private final ThreadLocal<Boolean> onDispatcherThread = ThreadLocal.withInitial(() -> false);
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -192,6 +198,54 @@ public final class KubeClient implements AutoCloseable {
       httpClient.connectionPool().evictAll();
     }
     log.debug("closed client for {}", config.server());
+  }
+
+  /**
+   * A REST client (get, list, create, update, patch, delete, list-and-watch) for a fabric8 model
+   * class, in all namespaces; narrow it with {@link ResourceClient#inNamespace}.
+   *
+   * @throws IllegalStateException if this client is closed
+   */
+  public <T extends HasMetadata> ResourceClient<T> resources(Class<T> modelClass) {
+    return resources(ResourceType.of(modelClass));
+  }
+
+  /**
+   * A REST client for any resource type (typed, dynamic or metadata-only), in all namespaces.
+   *
+   * @throws IllegalStateException if this client is closed
+   */
+  public <T extends HasMetadata> ResourceClient<T> resources(ResourceType<T> type) {
+    if (closed.get()) {
+      throw new IllegalStateException("client for " + config.server() + " is closed");
+    }
+    return ResourceClient.create(httpClient, baseUrl, type, mapper);
+  }
+
+  /**
+   * A dynamic REST client for any resource, objects as {@link GenericKubernetesResource}; its kind
+   * and scope are looked up by API discovery (once per group-version).
+   *
+   * @throws io.kinformer.cache.ApiException if discovery fails or finds no such resource
+   */
+  public ResourceClient<GenericKubernetesResource> resources(GroupVersionResource gvr) {
+    Discovery.Resource r = discovery().resource(gvr);
+    return resources(ResourceType.dynamic(gvr, r.kind(), r.namespaced()));
+  }
+
+  /** The discovery cache of this client. */
+  Discovery discovery() {
+    Discovery d = discovery;
+    if (d == null) {
+      synchronized (this) {
+        d = discovery;
+        if (d == null) {
+          d = new Discovery(this);
+          discovery = d;
+        }
+      }
+    }
+    return d;
   }
 
   @Override
