@@ -72,7 +72,7 @@ record AuthConfig(
     return b.toString();
   }
 
-  /** A short, secret-free description of the configured methods, e.g. {@code token, client-cert}. */
+  /** A secret-free description of the methods, e.g. {@code token, client-certificate}. */
   String describe() {
     StringBuilder b = new StringBuilder();
     if (tokenFile != null) {

@@ -4,6 +4,7 @@ import io.kinformer.time.Clock;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.Objects;
 import okhttp3.Authenticator;
 import okhttp3.Interceptor;
 import okhttp3.Request;
@@ -84,7 +85,7 @@ final class AuthInterceptor implements Interceptor, Authenticator {
       return fixedHeader;
     }
     try {
-      return "Bearer " + java.util.Objects.requireNonNull(tokens).token();
+      return "Bearer " + Objects.requireNonNull(tokens).token();
     } catch (KubeConfigException e) {
       throw new IOException("cannot get credentials: " + e.getMessage(), e);
     }

@@ -2,7 +2,6 @@ package io.kinformer.client;
 
 import io.kinformer.time.Clock;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
@@ -116,9 +115,8 @@ final class ExecCredentialPlugin implements AuthTokenSource {
           e);
     }
     try {
-      try (OutputStream stdin = process.getOutputStream()) {
-        // Nothing to say: the plugin is never interactive here.
-      }
+      // Nothing to say on stdin: the plugin is never interactive here.
+      process.getOutputStream().close();
       stdout = process.getInputStream().readAllBytes();
       exit = process.waitFor();
     } catch (IOException e) {

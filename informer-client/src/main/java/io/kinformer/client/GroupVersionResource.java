@@ -43,7 +43,7 @@ public record GroupVersionResource(String group, String version, String resource
     return new GroupVersionResource(group, version, resource);
   }
 
-  /** The {@code apiVersion} of objects of this resource: {@code version} or {@code group/version}. */
+  /** The {@code apiVersion} of its objects: {@code version} or {@code group/version}. */
   public String apiVersion() {
     return group.isEmpty() ? version : group + "/" + version;
   }

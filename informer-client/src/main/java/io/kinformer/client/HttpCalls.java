@@ -18,8 +18,8 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Runs our HTTP calls on a caller-supplied {@link OkHttpClient} (the {@code KubeClient}'s, which
  * carries authentication, TLS and the connection pool) and maps failures: a non-2xx response to
- * {@link ApiException}, an I/O failure to {@link InformerException} naming the method and URL (never
- * the query, which may carry continue tokens).
+ * {@link ApiException}, an I/O failure to {@link InformerException} naming the method and URL
+ * (never the query, which may carry continue tokens).
  *
  * <p>Every call is synchronous on the caller's thread: a watch costs no OkHttp dispatcher thread.
  *

@@ -87,14 +87,9 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
     Duration idle = calls.timeouts().watchIdleFor(effective.timeoutSeconds());
     HttpCalls.Opened opened = calls.openWatch(request, idle);
     log.debug("watch opened {} rv={} idleLimit={}", what, effective.resourceVersion(), idle);
-    WatchCodec<T> codec;
-    try {
-      codec = new WatchCodec<>(opened.response().body().byteStream(), calls.reader(), type, what);
-    } catch (RuntimeException e) {
-      opened.call().cancel();
-      opened.response().close();
-      throw e;
-    }
+    // The codec reads nothing until the first next(): this returns as soon as headers arrived.
+    WatchCodec<T> codec =
+        new WatchCodec<>(opened.response().body().byteStream(), calls.reader(), type, what);
     return new HttpWatch<>(opened.call(), opened.response(), codec, what);
   }
 

@@ -2,6 +2,7 @@ package io.kinformer.client;
 
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The time limits of our HTTP calls.
@@ -44,7 +45,7 @@ record HttpTimeouts(
   }
 
   /** The inactivity limit of a watch sent with this {@code timeoutSeconds} (or none). */
-  Duration watchIdleFor(@org.jspecify.annotations.Nullable Long timeoutSeconds) {
+  Duration watchIdleFor(@Nullable Long timeoutSeconds) {
     return timeoutSeconds == null
         ? watchIdle
         : Duration.ofSeconds(timeoutSeconds).plus(watchIdleGrace);

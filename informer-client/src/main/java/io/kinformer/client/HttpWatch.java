@@ -94,6 +94,10 @@ final class HttpWatch<T extends HasMetadata> implements Watch<T> {
         releaseLocked();
         return null;
       }
+      if (failure != null) {
+        // We give up on this stream: cancel so that the release does not drain the rest of it.
+        call.cancel();
+      }
       if (failure != null || event == null) {
         finished = true;
         releaseLocked();

@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.net.Proxy;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -95,9 +96,16 @@ public final class KubeClient implements AutoCloseable {
             .connectionPool(new ConnectionPool(5, 5, TimeUnit.MINUTES))
             .protocols(List.of(Protocol.HTTP_2, Protocol.HTTP_1_1))
             .connectTimeout(options.connectTimeout())
-            .readTimeout(java.time.Duration.ZERO)
+            .readTimeout(Duration.ZERO)
             .pingInterval(options.pingInterval())
             .sslSocketFactory(tls.socketFactory(), tls.trustManager())
+            .addInterceptor(
+                chain -> {
+                  if (closed.get()) {
+                    throw new IOException("KubeClient for " + config.server() + " is closed");
+                  }
+                  return chain.proceed(chain.request());
+                })
             .addInterceptor(
                 chain -> {
                   Request r = chain.request();
@@ -151,8 +159,8 @@ public final class KubeClient implements AutoCloseable {
   }
 
   /**
-   * The shared OkHttp client. Derive per-call variants with {@code httpClient().newBuilder()}, which
-   * keeps the connection pool and dispatcher.
+   * The shared OkHttp client. Derive per-call variants with {@code httpClient().newBuilder()},
+   * which keeps the connection pool and dispatcher.
    */
   OkHttpClient httpClient() {
     return httpClient;

@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Obtain one the way kubectl does:
  *
  * <pre>{@code
- * KubeConfig config = KubeConfig.load();                       // KUBECONFIG, ~/.kube/config, in-cluster
+ * KubeConfig config = KubeConfig.load();       // KUBECONFIG, ~/.kube/config, in-cluster
  * KubeConfig staging = KubeConfig.loader().context("staging").load();
  * KubeConfig file = KubeConfig.load(Path.of("/etc/kubeconfig"));
  * KubeConfig explicit = KubeConfig.builder()
@@ -27,9 +27,10 @@ import org.jspecify.annotations.Nullable;
  * {@code KUBECONFIG} (separated by the platform's path separator; missing files skipped; merged so
  * that the first file to define a cluster, user or context name wins that name whole, and the
  * first file that sets {@code current-context} sets it; relative paths resolved against the
- * directory of the file that holds them), else {@code ~/.kube/config}, else, when neither yields any
- * configuration, the in-cluster service account ({@code KUBERNETES_SERVICE_HOST}/{@code _PORT}, the
- * token, CA and namespace under {@code /var/run/secrets/kubernetes.io/serviceaccount/}).
+ * directory of the file that holds them), else {@code ~/.kube/config}, else, when neither yields
+ * any configuration, the in-cluster service account ({@code KUBERNETES_SERVICE_HOST}/{@code
+ * _PORT}, the token, CA and namespace under {@code
+ * /var/run/secrets/kubernetes.io/serviceaccount/}).
  *
  * <p>Files named by the configuration (CA, client certificate and key) are read when a {@link
  * KubeClient} is created; a token file is re-read while the client runs, so a rotated token is
@@ -150,7 +151,7 @@ public final class KubeConfig {
     return namespace;
   }
 
-  /** The kubeconfig context this configuration came from; empty for in-cluster and explicit ones. */
+  /** The kubeconfig context this configuration came from; empty for in-cluster and built ones. */
   public Optional<String> context() {
     return Optional.ofNullable(context);
   }
@@ -163,12 +164,12 @@ public final class KubeConfig {
     return source;
   }
 
-  /** Whether the server's certificate is not verified at all (kubeconfig's insecure-skip-tls-verify). */
+  /** Whether the server's certificate is not verified at all (insecure-skip-tls-verify). */
   public boolean insecureSkipTlsVerify() {
     return insecureSkipTlsVerify;
   }
 
-  /** The name to send as SNI and to verify the server certificate against, if not the server's host. */
+  /** The name to send as SNI and to verify the server certificate against, if not the host. */
   public Optional<String> tlsServerName() {
     return Optional.ofNullable(tlsServerName);
   }

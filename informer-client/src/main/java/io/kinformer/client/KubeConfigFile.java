@@ -129,7 +129,10 @@ record KubeConfigFile(
     return first.isEmpty() ? "" : ": " + (first.length() > 120 ? first.substring(0, 120) : first);
   }
 
-  /** {@code clusters: [{name: x, cluster: {...}}]} into name → node labelled {@code clusters[x].cluster}. */
+  /**
+   * {@code clusters: [{name: x, cluster: {...}}]} into name → node labelled {@code
+   * clusters[x].cluster}.
+   */
   private static Map<String, KubeConfigNode> named(
       KubeConfigNode top, String display, String listField, String itemField) {
     Map<String, KubeConfigNode> out = new LinkedHashMap<>();
@@ -138,7 +141,8 @@ record KubeConfigFile(
       JsonNode item = items.get(i);
       String indexLabel = display + ": " + listField + "[" + i + "]";
       if (!item.isObject()) {
-        throw new KubeConfigException(indexLabel + ": must be a mapping with name and " + itemField);
+        throw new KubeConfigException(
+            indexLabel + ": must be a mapping with name and " + itemField);
       }
       KubeConfigNode entry = new KubeConfigNode(item, indexLabel);
       String name = entry.requiredString("name");

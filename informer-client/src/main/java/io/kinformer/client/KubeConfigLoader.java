@@ -1,6 +1,7 @@
 package io.kinformer.client;
 
 import java.io.File;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
@@ -79,7 +80,9 @@ final class KubeConfigLoader {
       }
       throw new KubeConfigException(
           "no configuration found: tried "
-              + (tried.isEmpty() ? "no kubeconfig file (HOME is not set)" : String.join(", ", tried))
+              + (tried.isEmpty()
+                  ? "no kubeconfig file (HOME is not set)"
+                  : String.join(", ", tried))
               + ", and not running in a cluster (KUBERNETES_SERVICE_HOST and"
               + " KUBERNETES_SERVICE_PORT are not both set)");
     }
@@ -210,7 +213,7 @@ final class KubeConfigLoader {
     KubeConfigNode u = entry.node();
     Path base = entry.file().baseDirectory();
     for (String f : u.fieldNames()) {
-      if (UNSUPPORTED_USER_FIELDS.contains(f) && u.has(f)) {
+      if (UNSUPPORTED_USER_FIELDS.contains(f) && u.isSet(f)) {
         throw new KubeConfigException(
             u.field(f)
                 + ": not supported by kinformer"
@@ -330,7 +333,10 @@ final class KubeConfigLoader {
         && Files.exists(inClusterDirectory.resolve("token"));
   }
 
-  /** client-go's {@code rest.InClusterConfig}, plus the namespace of {@code clientcmd}'s in-cluster config. */
+  /**
+   * client-go's {@code rest.InClusterConfig}, plus the namespace rule of {@code clientcmd}'s
+   * in-cluster config ({@code POD_NAMESPACE}, then the namespace file, then "default").
+   */
   KubeConfig inCluster() {
     String host = env.get("KUBERNETES_SERVICE_HOST");
     String port = env.get("KUBERNETES_SERVICE_PORT");
@@ -376,7 +382,7 @@ final class KubeConfigLoader {
       if (!ns.isEmpty()) {
         return ns;
       }
-    } catch (java.io.IOException | SecurityException e) {
+    } catch (IOException | SecurityException e) {
       log.debug("in-cluster: no namespace file {}; using \"default\"", file);
     }
     return "default";

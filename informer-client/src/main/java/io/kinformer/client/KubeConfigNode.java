@@ -31,9 +31,16 @@ final class KubeConfigNode {
     return label.endsWith(":") ? label + " " + name : label + "." + name;
   }
 
-  boolean has(String name) {
+  /** Whether the field holds something: not absent, null, "", [] or {} (Go's zero values). */
+  boolean isSet(String name) {
     JsonNode v = node.get(name);
-    return v != null && !v.isNull();
+    if (v == null || v.isNull()) {
+      return false;
+    }
+    if (v.isString()) {
+      return !v.asString().isEmpty();
+    }
+    return !(v.isContainer() && v.isEmpty());
   }
 
   /** A scalar as a string; empty strings count as absent, as Go's zero value does. */

@@ -135,7 +135,7 @@ final class PemReader {
 
   private static byte[] base64(PemSource source, String body, String type) {
     try {
-      return Base64.getMimeDecoder().decode(body.replaceAll("\\s", ""));
+      return Base64.getDecoder().decode(body.replaceAll("\\s", ""));
     } catch (IllegalArgumentException e) {
       throw new KubeConfigException(source.label() + ": PEM block " + type + " is not base64");
     }

@@ -8,6 +8,7 @@ import io.kinformer.cache.InformerException;
 import io.kinformer.cache.ListOptions;
 import io.kinformer.cache.ListResult;
 import io.kinformer.cache.ListerWatcher;
+import io.kinformer.cache.Watch;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -97,9 +98,18 @@ public final class ResourceClient<T extends HasMetadata> {
       ResourceType<T> type,
       JsonMapper mapper,
       HttpTimeouts timeouts) {
-    Objects.requireNonNull(type, "type");
+    return create(new HttpCalls(httpClient, baseUrl, mapper, timeouts), type);
+  }
+
+  /**
+   * A client for {@code type} over shared {@link HttpCalls}: a {@code KubeClient} that serves many
+   * resources should hold one {@code HttpCalls} (it derives the watch variant of the OkHttp client
+   * once) and create every resource's client with this.
+   */
+  static <T extends HasMetadata> ResourceClient<T> create(HttpCalls calls, ResourceType<T> type) {
     return new ResourceClient<>(
-        new HttpCalls(httpClient, baseUrl, mapper, timeouts), type, null, null, null);
+        Objects.requireNonNull(calls, "calls"), Objects.requireNonNull(type, "type"), null, null,
+        null);
   }
 
   /** The resource this client talks to. */
@@ -165,9 +175,19 @@ public final class ResourceClient<T extends HasMetadata> {
   }
 
   /**
+   * Opens a watch of this client's namespace and selectors (a shortcut for {@code
+   * listerWatcher().watch(options)}); read it with {@link Watch#next()} and close it.
+   *
+   * @throws ApiException if the server refused the watch
+   */
+  public Watch<T> watch(ListOptions options) {
+    return listerWatcher().watch(options);
+  }
+
+  /**
    * Reads one object.
    *
-   * @return the object, or empty if the server answered 404
+   * @return the object, or empty if the server answered 404 (reason {@code NotFound} or none)
    * @throws IllegalStateException if the resource is namespaced and no namespace was chosen
    */
   public Optional<T> get(String name) {
@@ -175,7 +195,7 @@ public final class ResourceClient<T extends HasMetadata> {
     try (Response response = calls.execute(request, calls.timeouts().request())) {
       return Optional.of(decode(response, request));
     } catch (ApiException e) {
-      if (e.code() == 404 && !e.fromWatchEvent()) {
+      if (isNotFound(e)) {
         return Optional.empty();
       }
       throw e;
@@ -296,7 +316,8 @@ public final class ResourceClient<T extends HasMetadata> {
    * Deletes an object.
    *
    * @return true if the server accepted the deletion (the object may linger while finalizers or
-   *     a grace period run), false if there was no such object (404)
+   *     a grace period run), false if there was no such object (404, reason {@code NotFound} or
+   *     none)
    */
   public boolean delete(String name) {
     return delete(name, null);
@@ -320,11 +341,20 @@ public final class ResourceClient<T extends HasMetadata> {
       calls.execute(b.build(), calls.timeouts().request()).close();
       return true;
     } catch (ApiException e) {
-      if (e.code() == 404) {
+      if (isNotFound(e)) {
         return false;
       }
       throw e;
     }
+  }
+
+  /**
+   * A 404 whose reason is {@code NotFound} or absent, as client-go's {@code apierrors.IsNotFound}.
+   * (An absent reason includes the plain-text {@code 404 page not found} of an unknown API group:
+   * a get then finds nothing, while lists and watches fail with the ApiException.)
+   */
+  private static boolean isNotFound(ApiException e) {
+    return e.code() == 404 && e.reason().map("NotFound"::equals).orElse(true);
   }
 
   private Request applyRequest(

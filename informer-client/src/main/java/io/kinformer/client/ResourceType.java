@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class ResourceType<T extends HasMetadata> {
 
-  /** The {@code Accept} of a metadata-only list (the server answers a PartialObjectMetadataList). */
+  /** The {@code Accept} of a metadata-only list (answered with a PartialObjectMetadataList). */
   static final String METADATA_LIST_ACCEPT =
       "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
 

@@ -145,7 +145,9 @@ record TlsSetup(
     throw new IllegalStateException("no X509TrustManager among " + List.of(managers));
   }
 
-  /** insecure-skip-tls-verify: accepts every chain; extended so the JDK adds no checks of its own. */
+  /**
+   * insecure-skip-tls-verify: accepts every chain; extended so the JDK adds no checks of its own.
+   */
   private static final class TrustAll extends X509ExtendedTrustManager {
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType) {}

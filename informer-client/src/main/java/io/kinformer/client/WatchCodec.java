@@ -38,7 +38,11 @@ import tools.jackson.databind.util.TokenBuffer;
  */
 final class WatchCodec<T extends HasMetadata> {
 
-  private final JsonParser parser;
+  /**
+   * Created on the first {@link #next()}: creating a parser reads the first bytes (to detect the
+   * encoding), which on a watch can take until the first event arrives.
+   */
+  private @Nullable JsonParser parser;
   private final CodecTailStream in;
   private final ObjectReader objectReader;
   private final ObjectReader statusReader;
@@ -60,7 +64,6 @@ final class WatchCodec<T extends HasMetadata> {
         .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     this.type = type;
     this.what = what;
-    this.parser = objectReader.createParser(in);
   }
 
   /**
@@ -75,6 +78,9 @@ final class WatchCodec<T extends HasMetadata> {
   @Nullable
   WatchEvent<T> next() {
     try {
+      if (parser == null) {
+        parser = objectReader.createParser(in);
+      }
       JsonToken first = parser.nextToken();
       if (first == null) {
         return null;
@@ -91,6 +97,7 @@ final class WatchCodec<T extends HasMetadata> {
   }
 
   private WatchEvent<T> readEvent() {
+    JsonParser parser = this.parser;
     WatchEventType eventType = null;
     T object = null;
     ApiException error = null;
@@ -174,7 +181,7 @@ final class WatchCodec<T extends HasMetadata> {
     if (cause != null && cause.getLocation() != null) {
       offset = cause.getLocation().getByteOffset();
     }
-    if (offset < 0) {
+    if (offset < 0 && parser != null) {
       offset = parser.currentLocation().getByteOffset();
     }
     String message = "malformed watch stream of " + type.gvr() + " (" + what + "): " + problem
@@ -184,6 +191,14 @@ final class WatchCodec<T extends HasMetadata> {
 
   /** Closes the parser and the body. */
   void close() {
-    parser.close();
+    if (parser != null) {
+      parser.close();
+    } else {
+      try {
+        in.close();
+      } catch (java.io.IOException e) {
+        // Releasing a body we never read; nothing to report.
+      }
+    }
   }
 }

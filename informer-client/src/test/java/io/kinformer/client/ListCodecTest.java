@@ -35,7 +35,7 @@ class ListCodecTest {
   @Test
   void decode_typedFullPodPage_bindsItemsFillsKindAndParsesListMeta() {
     ListResult<Pod> page =
-        decode(ResourceType.of(Pod.class), Transcripts.read("list-01-full-pod-page.json"));
+        decode(ResourceType.of(Pod.class), CodecTranscripts.read("list-01-full-pod-page.json"));
 
     assertThat(page.resourceVersion()).isEqualTo("127");
     assertThat(page.continueToken())
@@ -53,7 +53,7 @@ class ListCodecTest {
   @Test
   void decode_dynamic_fillsKindAndApiVersionTheServerLeftOut() {
     ListResult<GenericKubernetesResource> page = decode(
-        ResourceType.dynamic(PODS, "Pod", true), Transcripts.read("list-01-page1.json"));
+        ResourceType.dynamic(PODS, "Pod", true), CodecTranscripts.read("list-01-page1.json"));
 
     assertThat(page.items()).extracting(o -> o.getMetadata().getName()).containsExactly("a", "b");
     assertThat(page.items()).allSatisfy(o -> {
@@ -67,7 +67,7 @@ class ListCodecTest {
   @Test
   void decode_lastPage_hasNoContinueToken() {
     ListResult<Pod> page =
-        decode(ResourceType.of(Pod.class), Transcripts.read("list-01-page3.json"));
+        decode(ResourceType.of(Pod.class), CodecTranscripts.read("list-01-page3.json"));
 
     assertThat(page.hasMore()).isFalse();
     assertThat(page.remainingItemCount()).isNull();
@@ -77,7 +77,7 @@ class ListCodecTest {
   @Test
   void decode_metadataOnly_keepsPartialObjectMetadataKind() {
     ListResult<PartialObjectMetadata> page = decode(
-        ResourceType.metadataOnly(PODS, "Pod", true), Transcripts.read("list-09-metadata.json"));
+        ResourceType.metadataOnly(PODS, "Pod", true), CodecTranscripts.read("list-09-metadata.json"));
 
     assertThat(page.resourceVersion()).isEqualTo("336");
     assertThat(page.items()).extracting(o -> o.getMetadata().getName()).containsExactly("a", "b");
@@ -91,7 +91,8 @@ class ListCodecTest {
   @Test
   void decode_itemsBeforeMetadataAndUnknownFields_areHandled() {
     String body = "{\"items\":[{\"metadata\":{\"name\":\"x\"},\"extra\":[1,{\"a\":2}]}],"
-        + "\"other\":{\"deep\":[true]},\"metadata\":{\"resourceVersion\":\"9\"},\"kind\":\"PodList\"}";
+        + "\"other\":{\"deep\":[true]},\"metadata\":{\"resourceVersion\":\"9\"},"
+        + "\"kind\":\"PodList\"}";
 
     ListResult<GenericKubernetesResource> page =
         decode(ResourceType.dynamic(PODS, "Pod", true), body);
@@ -118,7 +119,7 @@ class ListCodecTest {
   }
 
   static Stream<BadCase> badBodies() {
-    String valid = Transcripts.read("list-01-page1.json");
+    String valid = CodecTranscripts.read("list-01-page1.json");
     return Stream.of(
         new BadCase("truncated", valid.substring(0, valid.length() / 2), "malformed list"),
         new BadCase("not an object", "[1,2]", "not a JSON object"),

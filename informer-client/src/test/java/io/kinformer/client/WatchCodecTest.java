@@ -116,7 +116,7 @@ class WatchCodecTest {
 
   @Test
   void next_transcriptSplitAtEveryByteBoundary_yieldsTheSameEvents() {
-    byte[] data = bytes(Transcripts.read("watch-03-bookmarks.jsonl"));
+    byte[] data = bytes(CodecTranscripts.read("watch-03-bookmarks.jsonl"));
     for (int split = 1; split < data.length; split++) {
       List<WatchEvent<Pod>> events = readAll(codec(PODS, new ChunkedStream(data, split)));
       assertTranscript03(events);
@@ -125,14 +125,14 @@ class WatchCodecTest {
 
   @Test
   void next_oneBytePerRead_yieldsTheSameEvents() {
-    byte[] data = bytes(Transcripts.read("watch-03-bookmarks.jsonl"));
+    byte[] data = bytes(CodecTranscripts.read("watch-03-bookmarks.jsonl"));
 
     assertTranscript03(readAll(codec(PODS, new TrickleStream(data))));
   }
 
   @Test
   void next_severalEventsPerChunk_andNoSeparator_areAllRead() {
-    String[] lines = Transcripts.read("watch-03-bookmarks.jsonl").split("\n");
+    String[] lines = CodecTranscripts.read("watch-03-bookmarks.jsonl").split("\n");
     byte[] data = bytes(String.join("", lines));
 
     assertTranscript03(readAll(codec(PODS, new ByteArrayInputStream(data))));
@@ -140,7 +140,8 @@ class WatchCodecTest {
 
   @Test
   void next_objectBeforeType_decodesTheObject() {
-    String event = "{\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"x\","
+    String event = "{\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\","
+        + "\"metadata\":{\"name\":\"x\","
         + "\"resourceVersion\":\"7\"}},\"type\":\"DELETED\"}\n";
 
     WatchEvent<Pod> e = codec(PODS, new ByteArrayInputStream(bytes(event))).next();
@@ -166,7 +167,7 @@ class WatchCodecTest {
   @Test
   void next_expiredErrorFromTranscript05_isApiException410Expired_thenCleanEnd() {
     WatchCodec<Pod> codec = codec(PODS,
-        new ByteArrayInputStream(bytes(Transcripts.read("watch-05-expired.jsonl"))));
+        new ByteArrayInputStream(bytes(CodecTranscripts.read("watch-05-expired.jsonl"))));
 
     WatchEvent<Pod> e = codec.next();
 
@@ -183,7 +184,7 @@ class WatchCodecTest {
   @Test
   void next_tooLargeErrorFromTranscript05_carriesCauseAndRetryAfter() {
     WatchEvent<Pod> e = codec(PODS,
-        new ByteArrayInputStream(bytes(Transcripts.read("watch-05-too-large.jsonl")))).next();
+        new ByteArrayInputStream(bytes(CodecTranscripts.read("watch-05-too-large.jsonl")))).next();
 
     ApiException error = e.error();
     assertThat(error.code()).isEqualTo(504);
@@ -196,7 +197,7 @@ class WatchCodecTest {
   @Test
   void next_metadataOnlyTranscript09_yieldsPartialObjectMetadata() {
     ResourceType<PartialObjectMetadata> type = ResourceType.metadataOnly(Pod.class);
-    byte[] data = bytes(Transcripts.read("watch-09-metadata.jsonl"));
+    byte[] data = bytes(CodecTranscripts.read("watch-09-metadata.jsonl"));
 
     List<WatchEvent<PartialObjectMetadata>> events =
         readAll(codec(type, new ChunkedStream(data, 100, 1000, 2000)));
@@ -234,9 +235,10 @@ class WatchCodecTest {
   }
 
   static Stream<BadCase> badEvents() {
-    String good = Transcripts.read("watch-03-bookmarks.jsonl").split("\n")[1];
+    String good = CodecTranscripts.read("watch-03-bookmarks.jsonl").split("\n")[1];
     return Stream.of(
-        new BadCase("unknown type", "{\"type\":\"FOO\",\"object\":{}}", "unknown event type \"FOO\""),
+        new BadCase("unknown type", "{\"type\":\"FOO\",\"object\":{}}",
+            "unknown event type \"FOO\""),
         new BadCase("unknown type after object",
             "{\"object\":{\"metadata\":{}},\"type\":\"WEIRD\"}", "unknown event type \"WEIRD\""),
         new BadCase("truncated mid-event", good.substring(0, good.length() / 2),
@@ -261,7 +263,7 @@ class WatchCodecTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("badEvents")
   void next_badEvent_afterGoodOnes_failsClearlyWithoutHalfDecodedObject(BadCase c) {
-    String good = Transcripts.read("watch-03-bookmarks.jsonl").split("\n")[0] + "\n";
+    String good = CodecTranscripts.read("watch-03-bookmarks.jsonl").split("\n")[0] + "\n";
     WatchCodec<Pod> codec =
         codec(PODS, new ByteArrayInputStream(bytes(good + c.badEvent())));
 
@@ -285,6 +287,32 @@ class WatchCodecTest {
       String excerpt = message.substring(message.lastIndexOf(": ") + 2);
       assertThat(excerpt.length()).isBetween(10, 205);
     });
+  }
+
+  @Test
+  void next_badEventAfterMegabytesOfGoodOnes_quotesTheBadBytes() {
+    String good = CodecTranscripts.read("watch-03-bookmarks.jsonl");
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < 500; i++) {
+      sb.append(good);
+    }
+    sb.append("{\"type\":\"ADDED\",\"object\":{\"metadata\":!BAD-BYTES-HERE!}}");
+    WatchCodec<Pod> codec =
+        codec(PODS, new ChunkedStream(bytes(sb.toString()), 4096, 100_000, 333_333));
+
+    int read = 0;
+    InformerException failure = null;
+    try {
+      while (codec.next() != null) {
+        read++;
+      }
+    } catch (InformerException e) {
+      failure = e;
+    }
+
+    assertThat(read).isEqualTo(2500);
+    assertThat(failure).isNotNull();
+    assertThat(failure.getMessage()).contains("!BAD-BYTES-HERE!");
   }
 
   @Test

@@ -9,12 +9,12 @@ import java.nio.charset.StandardCharsets;
  * Test resources copied from the real kube-apiserver transcripts in shared/protocol-transcripts
  * (prefix: the transcript number; trimmed list items keep their {@code "…"} marker key).
  */
-final class Transcripts {
+final class CodecTranscripts {
 
-  private Transcripts() {}
+  private CodecTranscripts() {}
 
   static String read(String name) {
-    try (InputStream in = Transcripts.class.getResourceAsStream(name)) {
+    try (InputStream in = CodecTranscripts.class.getResourceAsStream(name)) {
       if (in == null) {
         throw new IllegalArgumentException("no test resource " + name);
       }
