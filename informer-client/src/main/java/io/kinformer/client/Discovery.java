@@ -4,6 +4,7 @@ import io.kinformer.cache.ApiException;
 import io.kinformer.cache.InformerException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import okhttp3.HttpUrl;
@@ -22,9 +23,8 @@ final class Discovery {
   private final HttpCalls calls;
   private final Map<String, Map<String, Resource>> byGroupVersion = new ConcurrentHashMap<>();
 
-  Discovery(KubeClient client) {
-    this.calls =
-        new HttpCalls(client.httpClient(), client.baseUrl(), Codecs.newMapper(), HttpTimeouts.DEFAULT);
+  Discovery(HttpCalls calls) {
+    this.calls = calls;
   }
 
   /**
@@ -36,7 +36,7 @@ final class Discovery {
     Map<String, Resource> resources = byGroupVersion.computeIfAbsent(gvr.apiVersion(), gv -> fetch(gvr));
     Resource r = resources.get(gvr.resource());
     if (r == null) {
-      throw new ApiException(404, "NotFound", "the server has no resource " + gvr, null, java.util.List.of(), false);
+      throw new ApiException(404, "NotFound", "the server has no resource " + gvr, null, List.of(), false);
     }
     return r;
   }

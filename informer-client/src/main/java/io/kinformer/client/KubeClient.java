@@ -28,7 +28,6 @@ import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import okhttp3.Protocol;
 import okhttp3.Request;
-import tools.jackson.databind.json.JsonMapper;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,7 +65,8 @@ public final class KubeClient implements AutoCloseable {
   private final ClientOptions options;
   private final OkHttpClient httpClient;
   private final HttpUrl baseUrl;
-  private final JsonMapper mapper = Codecs.newMapper();
+  /** Created lazily: one per client, shared by all its resource clients (it derives the watch client). */
+  private volatile @Nullable HttpCalls calls;
   private volatile @Nullable Discovery discovery;
   private final ExecutorService dispatcherExecutor;
   private final ThreadLocal<Boolean> onDispatcherThread = ThreadLocal.withInitial(() -> false);
@@ -227,7 +227,7 @@ public final class KubeClient implements AutoCloseable {
     if (closed.get()) {
       throw new IllegalStateException("client for " + config.server() + " is closed");
     }
-    return ResourceClient.create(httpClient, baseUrl, type, mapper);
+    return ResourceClient.create(calls(), type);
   }
 
   /**
@@ -241,6 +241,21 @@ public final class KubeClient implements AutoCloseable {
     return resources(ResourceType.dynamic(gvr, r.kind(), r.namespaced()));
   }
 
+  /** The HTTP plumbing shared by every resource client of this client. */
+  HttpCalls calls() {
+    HttpCalls c = calls;
+    if (c == null) {
+      synchronized (this) {
+        c = calls;
+        if (c == null) {
+          c = new HttpCalls(httpClient, baseUrl, Codecs.newMapper(), HttpTimeouts.DEFAULT);
+          calls = c;
+        }
+      }
+    }
+    return c;
+  }
+
   /** The discovery cache of this client. */
   Discovery discovery() {
     Discovery d = discovery;
@@ -248,7 +263,7 @@ public final class KubeClient implements AutoCloseable {
       synchronized (this) {
         d = discovery;
         if (d == null) {
-          d = new Discovery(this);
+          d = new Discovery(calls());
           discovery = d;
         }
       }
