@@ -15,8 +15,12 @@ public enum DeltaType {
    * deletion was inferred from a relist, a {@link DeletedFinalStateUnknown}.
    */
   DELETED,
-  /** A relist (Replace) listed the object, and its resourceVersion changed or was not known. */
+  /**
+   * A relist (Replace) listed the object. The FIFO always emits this for listed objects; the
+   * informer then compares resourceVersions with its cache to tell a real change (delivered to
+   * every handler) from an unchanged object (delivered as a resync only to handlers that want one).
+   */
   REPLACED,
-  /** A periodic resync, or a relist that found the object unchanged. */
+  /** A periodic resync re-delivers the cached object. */
   SYNC
 }

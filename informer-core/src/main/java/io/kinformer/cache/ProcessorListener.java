@@ -1,0 +1,255 @@
+package io.kinformer.cache;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Delivers notifications to one handler: client-go's {@code processorListener}, without its two
+ * goroutines per handler.
+ *
+ * <p>Notifications go into an unbounded buffer; whenever the buffer is non-empty and no drain is
+ * running, one drain task is submitted to the shared delivery executor. The drain calls the
+ * handler for up to {@link #BATCH} notifications, then resubmits itself if more are waiting, so
+ * one busy handler cannot monopolise an executor thread. At most one drain per listener exists at
+ * any time, which is what makes calls to one handler sequential and ordered.
+ *
+ * <p>The handler is never called under {@link #lock}.
+ */
+final class ProcessorListener<T extends HasMetadata> implements ResourceEventHandlerRegistration {
+
+  private static final Logger log = LoggerFactory.getLogger(ProcessorListener.class);
+
+  /** Notifications per drain task before yielding the executor thread. */
+  static final int BATCH = 256;
+
+  private final String informerName;
+  private final ResourceEventHandler<? super T> handler;
+  private final Executor executor;
+  private final BooleanSupplier upstreamHasSynced;
+  private final SharedProcessor<T> owner;
+  final Duration requestedResyncPeriod;
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition idle = lock.newCondition();
+
+  // @GuardedBy("lock"): every notification here is owed to the handler, oldest first
+  private final ArrayDeque<Notification<T>> pending = new ArrayDeque<>();
+  // @GuardedBy("lock"): true iff a drain task is submitted or running
+  private boolean draining;
+  // @GuardedBy("lock"): true while the handler is being called
+  private boolean delivering;
+  // @GuardedBy("lock"): initial-list adds queued or being delivered
+  private int initialPending;
+  // @GuardedBy("lock")
+  private boolean removed;
+
+  // Resync bookkeeping, guarded by the owning SharedProcessor's lock.
+  Duration resyncPeriod;
+  long nextResyncNanos;
+
+  ProcessorListener(
+      String informerName,
+      ResourceEventHandler<? super T> handler,
+      Duration requestedResyncPeriod,
+      Duration resyncPeriod,
+      long nowNanos,
+      Executor executor,
+      BooleanSupplier upstreamHasSynced,
+      SharedProcessor<T> owner) {
+    this.informerName = informerName;
+    this.handler = handler;
+    this.requestedResyncPeriod = requestedResyncPeriod;
+    this.resyncPeriod = resyncPeriod;
+    this.nextResyncNanos = nowNanos + resyncPeriod.toNanos();
+    this.executor = executor;
+    this.upstreamHasSynced = upstreamHasSynced;
+    this.owner = owner;
+  }
+
+  /** Queues a notification; never blocks and never calls the handler. */
+  void add(Notification<T> n) {
+    boolean submit;
+    lock.lock();
+    try {
+      if (removed) {
+        return;
+      }
+      pending.add(n);
+      if (n instanceof Notification.Add<T> a && a.isInInitialList()) {
+        initialPending++;
+      }
+      submit = !draining;
+      draining = true;
+    } finally {
+      lock.unlock();
+    }
+    if (submit) {
+      submitDrain();
+    }
+  }
+
+  private void submitDrain() {
+    try {
+      executor.execute(this::drain);
+    } catch (RejectedExecutionException e) {
+      log.warn("informer={} delivery executor rejected handler {}; removing it", informerName, handler, e);
+      stop();
+    }
+  }
+
+  private void drain() {
+    for (int i = 0; i < BATCH; i++) {
+      Notification<T> n;
+      lock.lock();
+      try {
+        n = removed ? null : pending.poll();
+        if (n == null) {
+          draining = false;
+          idle.signalAll();
+          return;
+        }
+        delivering = true;
+      } finally {
+        lock.unlock();
+      }
+      try {
+        deliver(n);
+      } finally {
+        lock.lock();
+        try {
+          delivering = false;
+          if (n instanceof Notification.Add<T> a && a.isInInitialList()) {
+            initialPending--;
+          }
+          idle.signalAll();
+        } finally {
+          lock.unlock();
+        }
+      }
+    }
+    submitDrain(); // more may be waiting: yield the thread, keep the drain going
+  }
+
+  private void deliver(Notification<T> n) {
+    try {
+      if (n instanceof Notification.Add<T> a) {
+        handler.onAdd(a.obj(), a.isInInitialList());
+      } else if (n instanceof Notification.Update<T> u) {
+        handler.onUpdate(u.oldObj(), u.newObj());
+      } else if (n instanceof Notification.Delete<T> d) {
+        handler.onDelete(d.obj(), d.finalStateUnknown());
+      } else {
+        throw new IllegalStateException("unknown notification " + n);
+      }
+    } catch (RuntimeException e) {
+      log.warn(
+          "informer={} handler {} threw on {} of {}; delivery goes on",
+          informerName,
+          handler,
+          n.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT),
+          keyOf(n.subject()),
+          e);
+    }
+  }
+
+  private static String keyOf(HasMetadata obj) {
+    try {
+      return Keys.metaNamespaceKey(obj);
+    } catch (RuntimeException e) {
+      return "<no key>";
+    }
+  }
+
+  /** Stops delivery: drops what is pending; a call in progress finishes. */
+  void stop() {
+    lock.lock();
+    try {
+      removed = true;
+      pending.clear();
+      initialPending = 0;
+      idle.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Waits until no handler call is in progress (after {@link #stop()}, none will start again).
+   *
+   * @return false if it timed out
+   */
+  boolean awaitIdle(Duration timeout) throws InterruptedException {
+    long nanos = timeout.toNanos();
+    lock.lock();
+    try {
+      while (delivering) {
+        if (nanos <= 0) {
+          return false;
+        }
+        nanos = idle.awaitNanos(nanos);
+      }
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  boolean shouldResync(long nowNanos) {
+    return !resyncPeriod.isZero() && nowNanos - nextResyncNanos >= 0;
+  }
+
+  void determineNextResync(long nowNanos) {
+    nextResyncNanos = nowNanos + resyncPeriod.toNanos();
+  }
+
+  @Override
+  public boolean hasSynced() {
+    lock.lock();
+    try {
+      if (initialPending > 0) {
+        return false;
+      }
+    } finally {
+      lock.unlock();
+    }
+    return upstreamHasSynced.getAsBoolean();
+  }
+
+  @Override
+  public int pendingNotifications() {
+    lock.lock();
+    try {
+      return pending.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public boolean isRemoved() {
+    lock.lock();
+    try {
+      return removed;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void close() {
+    owner.removeListener(this);
+  }
+
+  @Override
+  public String toString() {
+    return "registration of " + handler + " on " + informerName;
+  }
+}

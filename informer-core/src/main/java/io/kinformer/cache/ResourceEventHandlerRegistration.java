@@ -1,0 +1,30 @@
+package io.kinformer.cache;
+
+/**
+ * A handler's registration with an informer: tells whether the handler has caught up with the
+ * informer's initial state, how much it lags, and removes it.
+ *
+ * <p>Thread safety: thread-safe.
+ */
+public interface ResourceEventHandlerRegistration extends AutoCloseable {
+
+  /**
+   * True once the informer has synced and this handler has been handed every object of its initial
+   * state (the informer's first list, or for a handler added late the cache content at the time it
+   * joined) and its calls for them have returned.
+   */
+  boolean hasSynced();
+
+  /** How many notifications wait in this handler's buffer: a growing number means it is too slow. */
+  int pendingNotifications();
+
+  /** Whether the handler was removed (or the informer closed). */
+  boolean isRemoved();
+
+  /**
+   * Removes the handler (same as {@link SharedIndexInformer#removeEventHandler}): no call starts
+   * after this returns. Idempotent.
+   */
+  @Override
+  void close();
+}

@@ -1,0 +1,61 @@
+package io.kinformer.cache;
+
+import java.util.Objects;
+import java.util.function.Predicate;
+
+/**
+ * Ready-made handler adapters.
+ *
+ * <p>Thread safety: stateless; the returned handlers are as thread-safe as the ones they wrap.
+ */
+public final class ResourceEventHandlers {
+
+  private ResourceEventHandlers() {}
+
+  /**
+   * A handler that passes on only the objects {@code filter} accepts (client-go's {@code
+   * FilteringResourceEventHandler}). An update is translated when the object crosses the filter:
+   * from rejected to accepted it is an {@code onAdd(new, false)}, from accepted to rejected an
+   * {@code onDelete(old, false)}.
+   *
+   * @param filter must be side-effect free and fast; it runs on the delivery thread
+   */
+  public static <T> ResourceEventHandler<T> filtering(
+      Predicate<? super T> filter, ResourceEventHandler<T> handler) {
+    Objects.requireNonNull(filter, "filter");
+    Objects.requireNonNull(handler, "handler");
+    return new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(T obj, boolean isInInitialList) {
+        if (filter.test(obj)) {
+          handler.onAdd(obj, isInInitialList);
+        }
+      }
+
+      @Override
+      public void onUpdate(T oldObj, T newObj) {
+        boolean newer = filter.test(newObj);
+        boolean older = filter.test(oldObj);
+        if (newer && older) {
+          handler.onUpdate(oldObj, newObj);
+        } else if (newer) {
+          handler.onAdd(newObj, false);
+        } else if (older) {
+          handler.onDelete(oldObj, false);
+        }
+      }
+
+      @Override
+      public void onDelete(T obj, boolean finalStateUnknown) {
+        if (filter.test(obj)) {
+          handler.onDelete(obj, finalStateUnknown);
+        }
+      }
+
+      @Override
+      public String toString() {
+        return "filtering(" + handler + ")";
+      }
+    };
+  }
+}

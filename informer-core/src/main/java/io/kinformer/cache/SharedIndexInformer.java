@@ -1,0 +1,286 @@
+package io.kinformer.cache;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.kinformer.time.Backoff;
+import io.kinformer.time.Clock;
+import io.kinformer.time.Scheduler;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadFactory;
+import java.util.function.UnaryOperator;
+import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A local, indexed, always-current cache of one resource, fed by list and watch, that tells
+ * registered handlers about every change (client-go's {@code SharedIndexInformer}).
+ *
+ * <h2>How it works</h2>
+ *
+ * One {@link Reflector} thread lists and watches into a {@link DeltaFifo}; one processing thread
+ * pops each object's deltas, updates the {@link Indexer} first, and then queues notifications for
+ * every handler. Each handler has its own unbounded buffer, drained by tasks on a delivery
+ * executor (shared, when the informer comes from a factory), so a slow handler delays only itself
+ * and a throwing one only loses its own call. See {@link ResourceEventHandler} for the delivery
+ * contract.
+ *
+ * <p>What "sync" means: {@link #hasSynced()} turns true once the first full list has been applied
+ * to the indexer; a registration's {@link ResourceEventHandlerRegistration#hasSynced()} once its
+ * handler has also been told about every object of that list.
+ *
+ * <p>Resync: a handler registered with a resync period gets {@code onUpdate(obj, obj)} for every
+ * cached object about once per period. After a relist, objects whose resourceVersion did not
+ * change are delivered as resyncs too (only to handlers due for one); objects that changed are
+ * delivered to everyone as updates, and objects that vanished as deletions with {@code
+ * finalStateUnknown = true}.
+ *
+ * <h2>Lifecycle</h2>
+ *
+ * {@link #start()} (idempotent, returns at once) → {@link #awaitSynced} → reads and events → {@link
+ * #close()} (idempotent; returns once no handler call is running and none will start). An
+ * informer cannot be restarted. Handlers may be added before or after start; a handler added to a
+ * running informer is first told about every cached object ({@code onAdd(obj, true)}) and then
+ * follows live changes, with nothing missed or doubled. Adding a handler to a closed informer
+ * throws {@link IllegalStateException}.
+ *
+ * <p>Thread safety: thread-safe. Objects handed out are shared with the cache: treat them as
+ * read-only.
+ *
+ * @param <T> the object type
+ */
+public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseable {
+
+  /**
+   * A builder for an informer named {@code name} (used in thread names and logs; conventionally the
+   * resource, e.g. {@code pods} or {@code apps/v1/deployments}) fed by {@code listerWatcher}.
+   */
+  static <T extends HasMetadata> Builder<T> builder(String name, ListerWatcher<T> listerWatcher) {
+    return new Builder<>(name, listerWatcher);
+  }
+
+  /** The name given at construction. */
+  String name();
+
+  /**
+   * Registers a handler with the informer's default resync period.
+   *
+   * @throws IllegalStateException if the informer is closed
+   */
+  ResourceEventHandlerRegistration addEventHandler(ResourceEventHandler<? super T> handler);
+
+  /**
+   * Registers a handler that also wants a resync every {@code resyncPeriod} (zero: never). Periods
+   * under one second are raised to one second. Once the informer runs, a period shorter than the
+   * informer's resync check period is raised to it.
+   *
+   * @throws IllegalStateException if the informer is closed
+   */
+  ResourceEventHandlerRegistration addEventHandler(
+      ResourceEventHandler<? super T> handler, Duration resyncPeriod);
+
+  /**
+   * Unregisters a handler: no call to it starts after this returns; its pending notifications are
+   * dropped. Idempotent.
+   *
+   * @throws IllegalArgumentException if the registration is not from this informer
+   */
+  void removeEventHandler(ResourceEventHandlerRegistration registration);
+
+  /** The cache, as a store. Reads are thread-safe and never block on the network. */
+  Store<T> getStore();
+
+  /** The cache, with its indices. Reads are thread-safe and never block on the network. */
+  Indexer<T> getIndexer();
+
+  /**
+   * Adds indices to the cache; objects already cached are indexed at once.
+   *
+   * @throws IllegalArgumentException if a name is already in use
+   */
+  void addIndexers(Map<String, IndexFunc<T>> indexers);
+
+  /** Whether the first full list has been applied to the cache. */
+  boolean hasSynced();
+
+  /**
+   * A future that completes when the informer first syncs, or fails with {@link
+   * IllegalStateException} if it is closed before. Completing the returned future has no effect
+   * on the informer.
+   */
+  CompletableFuture<Void> synced();
+
+  /**
+   * Waits until the informer has synced.
+   *
+   * @return true if it synced, false on timeout or if it was closed first
+   * @throws InterruptedException if interrupted while waiting
+   */
+  boolean awaitSynced(Duration timeout) throws InterruptedException;
+
+  /** The resourceVersion of the last change applied; empty before the first list. */
+  String lastSyncResourceVersion();
+
+  /**
+   * Sets a function applied to every object before it is cached and delivered, for example to
+   * drop {@code managedFields} and save memory. It runs on the reflector's thread, once per
+   * object; it may modify and return its argument. It must be set before {@link #start()}.
+   *
+   * @throws IllegalStateException if the informer has started
+   */
+  void setTransform(UnaryOperator<T> transform);
+
+  /**
+   * Sets the handler told about every failed list or watch attempt (for visibility: the informer
+   * recovers by itself). Must be set before {@link #start()}.
+   *
+   * @throws IllegalStateException if the informer has started
+   */
+  void setWatchErrorHandler(WatchErrorHandler handler);
+
+  /**
+   * Starts listing and watching; returns at once. Idempotent.
+   *
+   * @throws IllegalStateException if the informer is closed
+   */
+  void start();
+
+  /** Whether {@link #start()} has been called. */
+  boolean isStarted();
+
+  /** Whether {@link #close()} has been called. */
+  boolean isStopped();
+
+  /**
+   * Stops the informer: ends its watch and threads, drops pending notifications, and returns once
+   * no handler call is running and none will start. Idempotent. The cache keeps its last content.
+   */
+  @Override
+  void close();
+
+  /**
+   * Builds a {@link SharedIndexInformer}. Everything but the name and the source is optional.
+   *
+   * <p>Thread safety: confine to one thread.
+   *
+   * @param <T> the object type
+   */
+  final class Builder<T extends HasMetadata> {
+    final String name;
+    final ListerWatcher<T> listerWatcher;
+    Duration defaultResync = Duration.ZERO;
+    final Map<String, IndexFunc<T>> indexers = new LinkedHashMap<>();
+    Clock clock = Clock.system();
+    Scheduler scheduler = Scheduler.system();
+    @Nullable RandomGenerator random;
+    @Nullable Backoff backoff;
+    @Nullable Executor deliveryExecutor;
+    @Nullable ThreadFactory threadFactory;
+    long pageSize = 500;
+    boolean streamingList;
+    Duration minWatchTimeout = Duration.ofMinutes(5);
+
+    private Builder(String name, ListerWatcher<T> listerWatcher) {
+      if (name.isBlank()) {
+        throw new IllegalArgumentException("name must not be blank");
+      }
+      this.name = name;
+      this.listerWatcher = Objects.requireNonNull(listerWatcher, "listerWatcher");
+    }
+
+    /** The resync period of handlers added without one. Default zero (no resync). */
+    public Builder<T> defaultResync(Duration period) {
+      if (period.isNegative()) {
+        throw new IllegalArgumentException("resync period must not be negative: " + period);
+      }
+      this.defaultResync = period;
+      return this;
+    }
+
+    /** Adds an index (the namespace index {@link Indexers#NAMESPACE} is always there). */
+    public Builder<T> index(String name, IndexFunc<T> indexFunc) {
+      if (indexers.putIfAbsent(name, Objects.requireNonNull(indexFunc, "indexFunc")) != null) {
+        throw new IllegalArgumentException("index " + name + " is already defined");
+      }
+      return this;
+    }
+
+    /** The clock. Default {@link Clock#system()}. */
+    public Builder<T> clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** Where backoff waits and resync ticks are scheduled. Default {@link Scheduler#system()}. */
+    public Builder<T> scheduler(Scheduler scheduler) {
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /** Randomness for watch timeouts and backoff jitter. */
+    public Builder<T> random(RandomGenerator random) {
+      this.random = Objects.requireNonNull(random, "random");
+      return this;
+    }
+
+    /** The backoff between failed list/watch attempts. Default {@link Backoff#clientGoDefault}. */
+    public Builder<T> backoff(Backoff backoff) {
+      this.backoff = Objects.requireNonNull(backoff, "backoff");
+      return this;
+    }
+
+    /**
+     * Runs handler deliveries. Default: the informer's own pool of daemon threads {@code
+     * kinformer-<name>-delivery-N}, created on demand, idle ones dying after 30 s, shut down by
+     * {@link SharedIndexInformer#close()}. A given executor is shared and not shut down by the
+     * informer; it should not queue tasks behind a bounded set of busy threads, or a slow handler
+     * could delay others.
+     */
+    public Builder<T> deliveryExecutor(Executor executor) {
+      this.deliveryExecutor = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /**
+     * Makes the reflector and processing threads (named {@code kinformer-<name>-reflector} and
+     * {@code kinformer-<name>-processor} by default: the factory is given a runnable and should
+     * name the thread itself if it wants another name).
+     */
+    public Builder<T> threadFactory(ThreadFactory threadFactory) {
+      this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
+      return this;
+    }
+
+    /** Page size of lists. Default 500; 0 disables paging. */
+    public Builder<T> pageSize(long pageSize) {
+      if (pageSize < 0) {
+        throw new IllegalArgumentException("pageSize must not be negative: " + pageSize);
+      }
+      this.pageSize = pageSize;
+      return this;
+    }
+
+    /** Use a streaming list (watch with {@code sendInitialEvents}) instead of a list. */
+    public Builder<T> streamingList(boolean streamingList) {
+      this.streamingList = streamingList;
+      return this;
+    }
+
+    /** Watches ask for a server timeout between this and twice this. Default 5 minutes. */
+    public Builder<T> minWatchTimeout(Duration minWatchTimeout) {
+      if (minWatchTimeout.toSeconds() < 1) {
+        throw new IllegalArgumentException("minWatchTimeout must be at least 1s: " + minWatchTimeout);
+      }
+      this.minWatchTimeout = minWatchTimeout;
+      return this;
+    }
+
+    /** Builds the informer; nothing starts until {@link SharedIndexInformer#start()}. */
+    public SharedIndexInformer<T> build() {
+      return new DefaultSharedIndexInformer<>(this);
+    }
+  }
+}

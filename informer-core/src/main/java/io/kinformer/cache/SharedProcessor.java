@@ -1,0 +1,130 @@
+package io.kinformer.cache;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * Fans an informer's notifications out to its handlers' listeners (client-go's {@code
+ * sharedProcessor}), and decides which listeners are due for a resync.
+ *
+ * <p>{@link #distribute} only queues into listener buffers, so it never blocks on a handler.
+ *
+ * <p>Lock: {@link #lock} guards the listener map and each listener's resync bookkeeping; it is
+ * never held while a handler runs (listeners call handlers on the delivery executor).
+ */
+final class SharedProcessor<T extends HasMetadata> {
+
+  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+
+  /** Listener → whether it is due for the resync in progress (client-go's {@code listeners}). */
+  // @GuardedBy("lock")
+  private final Map<ProcessorListener<T>, Boolean> listeners = new LinkedHashMap<>();
+
+  void addListener(ProcessorListener<T> listener) {
+    lock.writeLock().lock();
+    try {
+      listeners.put(listener, Boolean.FALSE);
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  void removeListener(ProcessorListener<T> listener) {
+    lock.writeLock().lock();
+    try {
+      listeners.remove(listener);
+    } finally {
+      lock.writeLock().unlock();
+    }
+    listener.stop();
+  }
+
+  /**
+   * Queues {@code n} for every listener, or, for a resync ({@code sync}), only for the listeners
+   * found due by the last {@link #shouldResync}.
+   */
+  void distribute(Notification<T> n, boolean sync) {
+    lock.readLock().lock();
+    try {
+      for (Map.Entry<ProcessorListener<T>, Boolean> e : listeners.entrySet()) {
+        if (!sync || e.getValue()) {
+          e.getKey().add(n);
+        }
+      }
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** Marks the listeners whose resync period elapsed; true if any did. */
+  boolean shouldResync(long nowNanos) {
+    lock.writeLock().lock();
+    try {
+      boolean any = false;
+      for (Map.Entry<ProcessorListener<T>, Boolean> e : listeners.entrySet()) {
+        ProcessorListener<T> l = e.getKey();
+        boolean due = l.shouldResync(nowNanos);
+        e.setValue(due);
+        if (due) {
+          any = true;
+          l.determineNextResync(nowNanos);
+        }
+      }
+      return any;
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  /** The informer's resync check period changed: re-derive every listener's period. */
+  void resyncCheckPeriodChanged(Duration checkPeriod, long nowNanos) {
+    lock.writeLock().lock();
+    try {
+      for (ProcessorListener<T> l : listeners.keySet()) {
+        l.resyncPeriod = determineResyncPeriod(l.requestedResyncPeriod, checkPeriod);
+        l.determineNextResync(nowNanos);
+      }
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  List<ProcessorListener<T>> listeners() {
+    lock.readLock().lock();
+    try {
+      return new ArrayList<>(listeners.keySet());
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** Stops every listener and forgets them. */
+  List<ProcessorListener<T>> stopAll() {
+    List<ProcessorListener<T>> all;
+    lock.writeLock().lock();
+    try {
+      all = new ArrayList<>(listeners.keySet());
+      listeners.clear();
+    } finally {
+      lock.writeLock().unlock();
+    }
+    all.forEach(ProcessorListener::stop);
+    return all;
+  }
+
+  /**
+   * client-go's {@code determineResyncPeriod}: no resync if either is zero; never more often than
+   * the informer checks.
+   */
+  static Duration determineResyncPeriod(Duration desired, Duration check) {
+    if (desired.isZero() || check.isZero()) {
+      return Duration.ZERO;
+    }
+    return desired.compareTo(check) < 0 ? check : desired;
+  }
+}

@@ -1,0 +1,584 @@
+package io.kinformer.cache;
+
+import static io.kinformer.cache.DeltaFifoTestPods.added;
+import static io.kinformer.cache.DeltaFifoTestPods.deleted;
+import static io.kinformer.cache.DeltaFifoTestPods.key;
+import static io.kinformer.cache.DeltaFifoTestPods.known;
+import static io.kinformer.cache.DeltaFifoTestPods.pod;
+import static io.kinformer.cache.DeltaFifoTestPods.popQueued;
+import static io.kinformer.cache.DeltaFifoTestPods.replaced;
+import static io.kinformer.cache.DeltaFifoTestPods.rv;
+import static io.kinformer.cache.DeltaFifoTestPods.sync;
+import static io.kinformer.cache.DeltaFifoTestPods.tombstone;
+import static io.kinformer.cache.DeltaFifoTestPods.updated;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.kinformer.cache.DeltaFifo.RequeueException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Adding, deleting, popping, closing, requeueing and transforming (delta_fifo_test.go). */
+class DeltaFifoTest {
+
+  private final List<DeltaFifo<Pod>> fifos = new ArrayList<>();
+
+  private DeltaFifo<Pod> fifo(@Nullable Store<Pod> knownObjects) {
+    DeltaFifo<Pod> f =
+        DeltaFifo.<Pod>builder(Keys::metaNamespaceKey).knownObjects(knownObjects).build();
+    fifos.add(f);
+    return f;
+  }
+
+  private DeltaFifo<Pod> fifo() {
+    return fifo(null);
+  }
+
+  @AfterEach
+  void invariantsHold() {
+    fifos.forEach(DeltaFifo::checkInvariants);
+  }
+
+  @Test
+  void pop_whenKeyGetsMoreDeltas_keepsItsFirstPlaceAndReturnsAllDeltas() throws Exception {
+    // TestDeltaFIFO_detectLineJumpers
+    DeltaFifo<Pod> f = fifo();
+    f.add(pod("foo", 10));
+    f.add(pod("bar", 1));
+    f.add(pod("foo", 11));
+    f.add(pod("foo", 13));
+    f.add(pod("zab", 30));
+
+    assertThat(popQueued(f))
+        .containsExactly(added(pod("foo", 10)), added(pod("foo", 11)), added(pod("foo", 13)));
+
+    f.add(pod("foo", 14)); // a popped key goes to the back
+    assertThat(f.listKeys()).containsExactly(key("bar"), key("zab"), key("foo"));
+    assertThat(popQueued(f)).containsExactly(added(pod("bar", 1)));
+    assertThat(popQueued(f)).containsExactly(added(pod("zab", 30)));
+    assertThat(popQueued(f)).containsExactly(added(pod("foo", 14)));
+    assertThat(f.isEmpty()).isTrue();
+  }
+
+  @Test
+  void addUpdateDelete_accumulateUnderOneKey_andPopRemovesIt() throws Exception {
+    // TestDeltaFIFO_addUpdate
+    DeltaFifo<Pod> f = fifo();
+    f.add(pod("foo", 10));
+    f.update(pod("foo", 12));
+    f.delete(pod("foo", 15));
+
+    assertThat(f.listKeys()).containsExactly(key("foo"));
+    assertThat(f.list()).containsExactly(pod("foo", 15));
+    assertThat(f.getByKey(key("foo"))).contains(pod("foo", 15));
+    assertThat(f.get(pod("foo", 0))).contains(pod("foo", 15));
+    assertThat(f.getDeltas(key("foo")))
+        .contains(List.of(added(pod("foo", 10)), updated(pod("foo", 12)), deleted(pod("foo", 15))));
+
+    assertThat(popQueued(f)).hasSize(3);
+    assertThat(f.getDeltas(key("foo"))).isEmpty();
+    assertThat(f.getByKey(key("foo"))).isEmpty();
+    assertThat(f.size()).isZero();
+  }
+
+  /** A scripted sequence of writes and the deltas it must leave under key ns/foo. */
+  record DedupCase(
+      String name,
+      List<Pod> knownObjects,
+      Consumer<DeltaFifo<Pod>> ops,
+      List<Delta<Pod>> expected) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static Stream<DedupCase> dedupCases() {
+    Pod v1 = pod("foo", 1);
+    Pod v2 = pod("foo", 2);
+    Pod v3 = pod("foo", 3);
+    return Stream.of(
+        new DedupCase(
+            "two deletions collapse into the older",
+            List.of(v1),
+            f -> {
+              f.delete(v2);
+              f.delete(v3);
+            },
+            List.of(deleted(v2))),
+        new DedupCase(
+            "a deletion after a tombstone replaces it",
+            List.of(v1),
+            f -> {
+              f.replace(List.of(), "10");
+              f.delete(v2);
+            },
+            List.of(deleted(v2))),
+        new DedupCase(
+            "a tombstone after a deletion is dropped",
+            List.of(),
+            f -> {
+              f.add(v1);
+              f.delete(v2);
+              f.replace(List.of(), "10");
+            },
+            List.of(added(v1), deleted(v2))),
+        new DedupCase(
+            "add, delete, add, delete are all kept",
+            List.of(),
+            f -> {
+              f.add(v1);
+              f.delete(v1);
+              f.add(v2);
+              f.delete(v2);
+            },
+            List.of(added(v1), deleted(v1), added(v2), deleted(v2))),
+        new DedupCase(
+            "identical updates are kept",
+            List.of(),
+            f -> {
+              f.update(v1);
+              f.update(v1);
+            },
+            List.of(updated(v1), updated(v1))),
+        new DedupCase(
+            "identical adds are kept",
+            List.of(),
+            f -> {
+              f.add(v1);
+              f.add(v1);
+            },
+            List.of(added(v1), added(v1))),
+        new DedupCase(
+            "an update after a deletion is kept",
+            List.of(v1),
+            f -> {
+              f.delete(v1);
+              f.update(v2);
+            },
+            List.of(deleted(v1), updated(v2))),
+        new DedupCase(
+            "a deletion, an update, a deletion are all kept",
+            List.of(v1),
+            f -> {
+              f.delete(v1);
+              f.update(v2);
+              f.delete(v3);
+            },
+            List.of(deleted(v1), updated(v2), deleted(v3))),
+        new DedupCase(
+            "a sync then a deletion are kept",
+            List.of(v1),
+            f -> {
+              f.resync();
+              f.delete(v1);
+            },
+            List.of(sync(v1), deleted(v1))));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("dedupCases")
+  void queue_mergesOnlyConsecutiveDeletions(DedupCase c) throws Exception {
+    DeltaFifo<Pod> f = fifo(known(c.knownObjects().toArray(Pod[]::new)));
+    c.ops().accept(f);
+    assertThat(f.listKeys()).containsExactly(key("foo"));
+    assertThat(popQueued(f)).containsExactlyElementsOf(c.expected());
+  }
+
+  @Test
+  void delete_whenNeitherQueuedNorKnown_isIgnored() throws Exception {
+    // TestDeltaFIFO_enqueueingNoLister
+    DeltaFifo<Pod> f = fifo();
+    f.add(pod("foo", 10));
+    f.update(pod("bar", 15));
+    f.add(pod("qux", 17));
+    f.delete(pod("qux", 18));
+    f.delete(pod("baz", 20)); // never seen
+
+    assertThat(f.listKeys()).containsExactly(key("foo"), key("bar"), key("qux"));
+    assertThat(popQueued(f)).containsExactly(added(pod("foo", 10)));
+    assertThat(popQueued(f)).containsExactly(updated(pod("bar", 15)));
+    assertThat(popQueued(f)).containsExactly(added(pod("qux", 17)), deleted(pod("qux", 18)));
+    assertThat(f.isEmpty()).isTrue();
+  }
+
+  @Test
+  void delete_whenOnlyInKnownObjects_isQueued() throws Exception {
+    // TestDeltaFIFO_enqueueingWithLister
+    DeltaFifo<Pod> f = fifo(known(pod("foo", 5), pod("bar", 6), pod("baz", 7)));
+    f.add(pod("foo", 10));
+    f.update(pod("bar", 15));
+    f.delete(pod("baz", 20));
+    f.delete(pod("nope", 21)); // neither known nor queued
+
+    assertThat(rv(popQueued(f).get(0).unwrap())).isEqualTo(10);
+    assertThat(rv(popQueued(f).get(0).unwrap())).isEqualTo(15);
+    assertThat(popQueued(f)).containsExactly(deleted(pod("baz", 20)));
+    assertThat(f.isEmpty()).isTrue();
+  }
+
+  @Test
+  void delete_whenQueuedButNotKnown_isQueued() {
+    // TestDeltaFIFO_DeleteExistingNonPropagated
+    DeltaFifo<Pod> f = fifo(known());
+    f.add(pod("foo", 5));
+    f.delete(pod("foo", 6));
+    assertThat(f.getDeltas(key("foo")))
+        .contains(List.of(added(pod("foo", 5)), deleted(pod("foo", 6))));
+  }
+
+  @Test
+  void add_whenObjectHasNoName_throwsAndQueuesNothing() {
+    DeltaFifo<Pod> f = fifo();
+    Pod nameless = new PodBuilder().withNewMetadata().withNamespace("ns").endMetadata().build();
+
+    assertThatThrownBy(() -> f.add(nameless))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("no metadata.name");
+    assertThatThrownBy(() -> f.delete(nameless)).isInstanceOf(IllegalArgumentException.class);
+    assertThat(f.isEmpty()).isTrue();
+    assertThat(f.hasSynced()).isFalse();
+  }
+
+  @Test
+  void pop_whenInitialListDrained_reportsIsInInitialListOnlyForItsItems() throws Exception {
+    DeltaFifo<Pod> f = fifo();
+    List<Boolean> flags = new ArrayList<>();
+    DeltaFifo.PopProcessor<Pod> record = (deltas, isInInitialList) -> flags.add(isInInitialList);
+
+    f.replace(List.of(pod("a", 1), pod("b", 1)), "1");
+    f.add(pod("c", 2)); // a watch event queued behind the initial list
+    f.pop(record);
+    f.pop(record);
+    f.pop(record);
+    f.add(pod("d", 3));
+    f.pop(record);
+
+    assertThat(flags).containsExactly(true, true, false, false);
+  }
+
+  @Test
+  void pop_whenAddCameBeforeAnyReplace_isNotInInitialList() throws Exception {
+    DeltaFifo<Pod> f = fifo();
+    AtomicReference<Boolean> flag = new AtomicReference<>();
+    f.add(pod("a", 1));
+    f.pop((deltas, isInInitialList) -> flag.set(isInInitialList));
+    assertThat(flag.get()).isFalse();
+  }
+
+  @Test
+  void pop_whenProcessorThrowsRequeue_requeuesAtTheBackAndRethrows() throws Exception {
+    // the former TestDeltaFIFO_requeueOnPop
+    DeltaFifo<Pod> f = fifo();
+    f.add(pod("foo", 10));
+    f.update(pod("foo", 11));
+    f.add(pod("bar", 1));
+    RequeueException requeue = new RequeueException("not now", new IllegalStateException("x"));
+
+    assertThatThrownBy(
+            () ->
+                f.pop(
+                    (deltas, initial) -> {
+                      throw requeue;
+                    }))
+        .isSameAs(requeue);
+
+    assertThat(f.listKeys()).containsExactly(key("bar"), key("foo"));
+    assertThat(f.getDeltas(key("foo")))
+        .contains(List.of(added(pod("foo", 10)), updated(pod("foo", 11))));
+    assertThat(popQueued(f)).containsExactly(added(pod("bar", 1)));
+    assertThat(popQueued(f)).containsExactly(added(pod("foo", 10)), updated(pod("foo", 11)));
+    assertThat(f.isEmpty()).isTrue();
+  }
+
+  @Test
+  void pop_whenProcessorQueuedNewerDeltasBeforeRequeue_keepsOnlyTheNewer() throws Exception {
+    DeltaFifo<Pod> f = fifo();
+    f.add(pod("foo", 10));
+
+    assertThatThrownBy(
+            () ->
+                f.pop(
+                    (deltas, initial) -> {
+                      f.update(pod("foo", 11)); // the lock is reentrant
+                      throw new RequeueException("retry");
+                    }))
+        .isInstanceOf(RequeueException.class);
+
+    assertThat(popQueued(f)).containsExactly(updated(pod("foo", 11)));
+  }
+
+  @Test
+  void pop_whenProcessorThrowsOtherException_propagatesAndDropsTheKey() {
+    DeltaFifo<Pod> f = fifo();
+    f.add(pod("foo", 10));
+    IllegalStateException boom = new IllegalStateException("boom");
+
+    assertThatThrownBy(
+            () ->
+                f.pop(
+                    (deltas, initial) -> {
+                      throw boom;
+                    }))
+        .isSameAs(boom);
+    assertThat(f.isEmpty()).isTrue();
+  }
+
+  @Test
+  void pop_whenProcessing_holdsTheLockSoWritersWait() throws Exception {
+    DeltaFifo<Pod> f = fifo();
+    f.add(pod("foo", 1));
+    AtomicBoolean writerDoneDuringProcess = new AtomicBoolean(true);
+    Thread writer = new Thread(() -> f.add(pod("bar", 1)), "kinformer-test-writer");
+
+    f.pop(
+        (deltas, initial) -> {
+          writer.start();
+          // The writer must be parked on the FIFO's lock while we process.
+          await().until(() -> writer.getState() == Thread.State.WAITING);
+          writerDoneDuringProcess.set(!f.listKeys().isEmpty());
+        });
+    writer.join();
+
+    assertThat(writerDoneDuringProcess).isFalse();
+    assertThat(f.listKeys()).containsExactly(key("bar"));
+  }
+
+  @Test
+  void close_whenPopsAreBlocked_unblocksThemWithEmpty() throws Exception {
+    // TestDeltaFIFO_PopShouldUnblockWhenClosed
+    DeltaFifo<Pod> f = fifo(known(pod("foo", 5)));
+    int jobs = 3;
+    Map<Integer, Optional<List<Delta<Pod>>>> results = new ConcurrentHashMap<>();
+    List<Throwable> failures = new CopyOnWriteArrayList<>();
+    List<Thread> threads = new ArrayList<>();
+    for (int i = 0; i < jobs; i++) {
+      int id = i;
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  results.put(id, f.pop((deltas, initial) -> {}));
+                } catch (Throwable e) {
+                  failures.add(e);
+                }
+              },
+              "kinformer-test-pop-" + i);
+      t.setDaemon(true);
+      threads.add(t);
+      t.start();
+    }
+    await().until(() -> f.blockedPopCount() == jobs);
+
+    f.close();
+
+    await().until(() -> results.size() + failures.size() == jobs);
+    assertThat(failures).isEmpty();
+    assertThat(results.values()).allSatisfy(r -> assertThat(r).isEmpty());
+    assertThat(f.isClosed()).isTrue();
+    for (Thread t : threads) {
+      t.join();
+    }
+  }
+
+  @Test
+  void pop_afterClose_drainsQueuedKeysThenReturnsEmpty() throws Exception {
+    DeltaFifo<Pod> f = fifo();
+    f.add(pod("foo", 1));
+    f.close();
+    f.close(); // idempotent
+
+    assertThat(popQueued(f)).containsExactly(added(pod("foo", 1)));
+    assertThat(f.pop((deltas, initial) -> {})).isEmpty();
+  }
+
+  @Test
+  void pop_whenInterrupted_throwsAndPopsNothing() {
+    DeltaFifo<Pod> f = fifo();
+    f.add(pod("foo", 1));
+    Thread.currentThread().interrupt();
+    try {
+      assertThatThrownBy(() -> f.pop((deltas, initial) -> {}))
+          .isInstanceOf(InterruptedException.class);
+    } finally {
+      Thread.interrupted();
+    }
+    assertThat(f.listKeys()).containsExactly(key("foo"));
+  }
+
+  @Test
+  void pop_withConcurrentProducers_keepsEachProducersOrder() throws Exception {
+    // TestDeltaFIFO_basic
+    DeltaFifo<Pod> f = fifo();
+    int amount = 500;
+    Thread a = producer(f, "a", amount);
+    Thread b = producer(f, "b", amount);
+    a.start();
+    b.start();
+
+    Map<String, Integer> last = new ConcurrentHashMap<>(Map.of("a", 0, "b", 0));
+    for (int i = 0; i < 2 * amount; i++) {
+      Pod p = f.pop((deltas, initial) -> {}).orElseThrow().get(0).unwrap();
+      String producer = p.getMetadata().getName().substring(0, 1);
+      assertThat(rv(p)).isGreaterThan(last.get(producer));
+      last.put(producer, rv(p));
+    }
+    a.join();
+    b.join();
+    assertThat(last).containsEntry("a", amount).containsEntry("b", amount);
+    assertThat(f.isEmpty()).isTrue();
+  }
+
+  private static Thread producer(DeltaFifo<Pod> f, String prefix, int amount) {
+    Thread t =
+        new Thread(
+            () -> {
+              for (int i = 1; i <= amount; i++) {
+                f.add(pod(prefix + i, i));
+              }
+            },
+            "kinformer-test-producer-" + prefix);
+    t.setDaemon(true);
+    return t;
+  }
+
+  /** Counts how often it ran on each pod in the annotation {@code xfrm}. */
+  private static Pod countTransforms(Pod p) {
+    int n = Integer.parseInt(p.getMetadata().getAnnotations().getOrDefault("xfrm", "0"));
+    return new PodBuilder(p)
+        .editMetadata()
+        .addToAnnotations("xfrm", Integer.toString(n + 1))
+        .endMetadata()
+        .build();
+  }
+
+  private static int transforms(Pod p) {
+    return Integer.parseInt(p.getMetadata().getAnnotations().getOrDefault("xfrm", "0"));
+  }
+
+  @Test
+  void transform_appliesOnceToEachObject_andNeverToTombstonesOrSyncs() throws Exception {
+    // TestDeltaFIFO_transformer
+    DeltaFifo<Pod> f =
+        DeltaFifo.<Pod>builder(Keys::metaNamespaceKey)
+            .transform(DeltaFifoTest::countTransforms)
+            .build();
+    fifos.add(f);
+    f.add(pod("foo", 10));
+    f.add(pod("bar", 11));
+    f.update(pod("foo", 12));
+    f.delete(pod("foo", 15));
+    f.replace(List.of(), "");
+    f.add(pod("bar", 16));
+    f.replace(List.of(), "");
+
+    assertThat(f.listKeys()).containsExactly(key("foo"), key("bar"));
+    List<Delta<Pod>> foo = popQueued(f);
+    // ADDED, UPDATED, DELETED: the replace's tombstone collapsed into the real deletion.
+    assertThat(foo)
+        .extracting(Delta::type)
+        .containsExactly(DeltaType.ADDED, DeltaType.UPDATED, DeltaType.DELETED);
+    assertThat(foo).allSatisfy(d -> assertThat(transforms(d.unwrap())).isEqualTo(1));
+    Delta<Pod> fooNewest = foo.get(2);
+    assertThat(fooNewest.type()).isEqualTo(DeltaType.DELETED);
+    assertThat(fooNewest.isFinalStateUnknown()).isFalse();
+    assertThat(rv(fooNewest.unwrap())).isEqualTo(15);
+
+    List<Delta<Pod>> bar = popQueued(f);
+    // ADDED 11, tombstone(11) from the first replace, ADDED 16, tombstone(16) from the second.
+    assertThat(bar)
+        .extracting(Delta::type)
+        .containsExactly(DeltaType.ADDED, DeltaType.DELETED, DeltaType.ADDED, DeltaType.DELETED);
+    Delta<Pod> barNewest = bar.get(3);
+    assertThat(barNewest.isFinalStateUnknown()).isTrue();
+    assertThat(rv(barNewest.unwrap())).isEqualTo(16);
+    assertThat(bar).allSatisfy(d -> assertThat(transforms(d.unwrap())).isEqualTo(1));
+  }
+
+  @Test
+  void transform_isAppliedToReplacedButNotToSyncedObjects() throws Exception {
+    DeltaFifoTestStore<Pod> store = known();
+    DeltaFifo<Pod> f =
+        DeltaFifo.<Pod>builder(Keys::metaNamespaceKey)
+            .knownObjects(store)
+            .transform(DeltaFifoTest::countTransforms)
+            .build();
+    fifos.add(f);
+    f.replace(List.of(pod("foo", 1)), "1");
+    List<Delta<Pod>> listed = popQueued(f);
+    assertThat(listed)
+        .singleElement()
+        .satisfies(d -> assertThat(d.type()).isEqualTo(DeltaType.REPLACED));
+    store.add(listed.get(0).unwrap()); // what the informer would do
+
+    f.resync();
+
+    assertThat(popQueued(f))
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.type()).isEqualTo(DeltaType.SYNC);
+              assertThat(transforms(d.unwrap())).isEqualTo(1);
+            });
+  }
+
+  @Test
+  void transform_whenItThrows_queuesNothing() {
+    DeltaFifo<Pod> f =
+        DeltaFifo.<Pod>builder(Keys::metaNamespaceKey)
+            .transform(
+                p -> {
+                  if (p.getMetadata().getName().equals("bad")) {
+                    throw new IllegalStateException("cannot transform");
+                  }
+                  return p;
+                })
+            .build();
+    fifos.add(f);
+
+    assertThatThrownBy(() -> f.replace(List.of(pod("good", 1), pod("bad", 1)), "1"))
+        .hasMessage("cannot transform");
+    assertThat(f.isEmpty()).isTrue();
+    assertThat(f.hasSynced()).isFalse();
+  }
+
+  @Test
+  void builder_whenNameBlank_throws() {
+    assertThatThrownBy(() -> DeltaFifo.<Pod>builder(Keys::metaNamespaceKey).name(" "))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("\" \"");
+  }
+
+  @Test
+  void toString_namesTheFifo() {
+    assertThat(DeltaFifo.<Pod>builder(Keys::metaNamespaceKey).name("pods").build())
+        .hasToString("DeltaFifo[pods]");
+  }
+
+  @Test
+  void replacedAndTombstoneHelpers_matchWhatTheFifoEmits() throws Exception {
+    // Guards the expectations the other tests build with the helpers.
+    DeltaFifo<Pod> f = fifo(known(pod("gone", 1)));
+    f.replace(List.of(pod("foo", 1)), "1");
+    assertThat(popQueued(f)).containsExactly(replaced(pod("foo", 1)));
+    assertThat(popQueued(f)).containsExactly(tombstone(pod("gone", 1)));
+    assertThat(tombstone(pod("gone", 1)).object())
+        .isEqualTo(new DeletedFinalStateUnknown<>("ns/gone", pod("gone", 1)));
+  }
+}

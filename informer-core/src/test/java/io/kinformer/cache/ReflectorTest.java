@@ -1,0 +1,386 @@
+package io.kinformer.cache;
+
+import static io.kinformer.cache.TestPods.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.kinformer.time.FakeClock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class ReflectorTest {
+
+  private final FakeClock clock = new FakeClock();
+  private final FakeListerWatcher<Pod> source = TestPods.fakeSource();
+  private final RecordingStore<Pod> store = new RecordingStore<>();
+  private final List<ReflectorException> errors = new CopyOnWriteArrayList<>();
+  private Reflector<Pod> reflector;
+
+  private Reflector.Builder<Pod> builder() {
+    return Reflector.builder("pods", source, store)
+        .clock(clock)
+        .scheduler(clock)
+        .random(new Random(7))
+        .watchErrorHandler(errors::add);
+  }
+
+  private Reflector<Pod> start(Reflector.Builder<Pod> b) {
+    reflector = b.build();
+    reflector.start();
+    return reflector;
+  }
+
+  @AfterEach
+  void close() {
+    if (reflector != null) {
+      reflector.close();
+    }
+  }
+
+  /** Waits until the reflector has scheduled its retry, then moves time to it. */
+  private void advanceToRetry() {
+    await().until(clock::hasPendingTasks);
+    clock.advance(clock.nextDelay().orElseThrow());
+  }
+
+  private void awaitWatches(int n) {
+    await().until(() -> source.watchCalls().size() >= n && source.openWatchCount() == 1);
+  }
+
+  @Test
+  void start_listsAtRv0ThenWatchesFromTheListRv() {
+    source.add(pod("ns", "a"));
+    source.add(pod("ns", "b"));
+    start(builder());
+    awaitWatches(1);
+
+    assertThat(source.listCalls()).hasSize(1);
+    ListOptions list = source.listCalls().get(0);
+    assertThat(list.resourceVersion()).isEqualTo("0");
+    assertThat(list.limit()).isEqualTo(500L);
+    assertThat(store.calls).containsExactly("replace [ns/a, ns/b] 3");
+
+    ListOptions watch = source.watchCalls().get(0);
+    assertThat(watch.resourceVersion()).isEqualTo("3");
+    assertThat(watch.allowWatchBookmarks()).isTrue();
+    assertThat(watch.timeoutSeconds()).isBetween(300L, 599L);
+    assertThat(reflector.lastSyncResourceVersion()).isEqualTo("3");
+  }
+
+  @Test
+  void list_followsContinueTokensAcrossPages() {
+    for (int i = 0; i < 5; i++) {
+      source.add(pod("ns", "p" + i));
+    }
+    start(builder().pageSize(2));
+    awaitWatches(1);
+
+    assertThat(source.listCalls()).hasSize(3);
+    assertThat(source.listCalls().get(1).continueToken()).isNotNull();
+    assertThat(source.listCalls().get(1).resourceVersion()).isNull();
+    assertThat(store.keysToRv()).containsOnlyKeys("ns/p0", "ns/p1", "ns/p2", "ns/p3", "ns/p4");
+  }
+
+  @Test
+  void list_whenServerIgnoresLimit_takesEverythingInOnePage() {
+    for (int i = 0; i < 5; i++) {
+      source.add(pod("ns", "p" + i));
+    }
+    source.ignoreLimit(true);
+    start(builder().pageSize(2));
+    awaitWatches(1);
+
+    assertThat(source.listCalls()).hasSize(1);
+    assertThat(store.keysToRv()).hasSize(5);
+  }
+
+  @Test
+  void list_whenContinueTokenExpires_listsEverythingUnpagedAtTheSameRv() {
+    for (int i = 0; i < 5; i++) {
+      source.add(pod("ns", "p" + i));
+    }
+    // A write between two pages makes the fake's continue token expire, as compaction would.
+    ListerWatcher<Pod> writesBetweenPages =
+        new ListerWatcher<>() {
+          private boolean written;
+
+          @Override
+          public ListResult<Pod> list(ListOptions options) {
+            if (options.continueToken() != null && !written) {
+              written = true;
+              source.add(pod("ns", "late"));
+            }
+            return source.list(options);
+          }
+
+          @Override
+          public Watch<Pod> watch(ListOptions options) {
+            return source.watch(options);
+          }
+        };
+    reflector =
+        Reflector.builder("pods", writesBetweenPages, store)
+            .clock(clock)
+            .scheduler(clock)
+            .pageSize(2)
+            .build();
+    reflector.start();
+    awaitWatches(1);
+
+    assertThat(source.listCalls())
+        .extracting(ListOptions::resourceVersion, ListOptions::limit)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("0", 2L),
+            org.assertj.core.groups.Tuple.tuple(null, 2L),
+            org.assertj.core.groups.Tuple.tuple("0", null));
+    assertThat(store.keysToRv()).hasSize(6);
+  }
+
+  @Test
+  void watchEvents_areAppliedInOrderAndAdvanceTheResourceVersion() {
+    start(builder());
+    awaitWatches(1);
+    Pod a = pod("ns", "a");
+    source.add(a);
+    source.modify(pod("ns", "a"));
+    source.add(pod("ns", "b"));
+    source.delete(pod("ns", "a"));
+
+    await().until(() -> store.calls.size() == 5);
+    assertThat(store.calls)
+        .containsExactly("replace [] 1", "add ns/a 2", "update ns/a 3", "add ns/b 4", "delete ns/a 5");
+    assertThat(reflector.lastSyncResourceVersion()).isEqualTo("5");
+  }
+
+  @Test
+  void bookmark_advancesTheResourceVersionWithoutTouchingTheStore() {
+    start(builder());
+    awaitWatches(1);
+    source.add(pod("other", "x"));
+    await().until(() -> store.calls.size() == 2);
+    source.sendToWatches(WatchEvent.of(WatchEventType.BOOKMARK, TestPods.bookmark("10")));
+    await().until(() -> reflector.lastSyncResourceVersion().equals("10"));
+    assertThat(store.calls).hasSize(2);
+    source.endWatches();
+    awaitWatches(2);
+    assertThat(source.watchCalls().get(1).resourceVersion()).isEqualTo("10");
+  }
+
+  @Test
+  void watchEndingCleanly_rewatchesFromLastRvWithoutRelisting() {
+    start(builder());
+    awaitWatches(1);
+    source.add(pod("ns", "a"));
+    await().until(() -> reflector.lastSyncResourceVersion().equals("2"));
+    source.endWatches();
+
+    awaitWatches(2);
+    assertThat(source.listCalls()).hasSize(1);
+    assertThat(source.watchCalls().get(1).resourceVersion()).isEqualTo("2");
+    assertThat(errors).isEmpty();
+  }
+
+  @Test
+  void watchBreaking_rewatchesFromLastRvAfterBackoffWithoutRelisting() {
+    start(builder());
+    awaitWatches(1);
+    source.add(pod("ns", "a"));
+    await().until(() -> reflector.lastSyncResourceVersion().equals("2"));
+    source.breakWatches(new InformerException("connection reset"));
+    source.add(pod("ns", "b")); // happens while disconnected
+
+    advanceToRetry();
+    awaitWatches(2);
+    await().until(() -> store.keysToRv().containsKey("ns/b"));
+    assertThat(source.listCalls()).hasSize(1);
+    assertThat(source.watchCalls().get(1).resourceVersion()).isEqualTo("2");
+    assertThat(errors).extracting(ReflectorException::phase)
+        .containsExactly(ReflectorException.Phase.WATCH_STREAM);
+  }
+
+  @Test
+  void expiredAsErrorEvent_relistsAtTheLastRv() {
+    expiry_relists(false);
+  }
+
+  @Test
+  void expiredAsHttp410_relistsAtTheLastRv() {
+    expiry_relists(true);
+  }
+
+  private void expiry_relists(boolean asHttpError) {
+    source.add(pod("ns", "a"));
+    source.add(pod("ns", "gone"));
+    source.answerExpiredWatchWithHttpError(asHttpError);
+    start(builder());
+    awaitWatches(1);
+    source.breakWatches(new InformerException("connection reset"));
+    source.delete(pod("ns", "gone"));
+    source.add(pod("ns", "new"));
+    source.compact();
+
+    advanceToRetry(); // re-watch from rv 3, which is now too old
+    await().until(() -> errors.size() == 2);
+    ReflectorException expired = errors.get(1);
+    assertThat(expired.phase())
+        .isEqualTo(asHttpError ? ReflectorException.Phase.WATCH_START : ReflectorException.Phase.WATCH_ERROR_EVENT);
+    assertThat(expired.apiError()).hasValueSatisfying(e -> assertThat(e.code()).isEqualTo(410));
+
+    advanceToRetry(); // relist
+    awaitWatches(3);
+    assertThat(source.listCalls()).hasSize(2);
+    ListOptions relist = source.listCalls().get(1);
+    assertThat(relist.resourceVersion()).isEqualTo("3");
+    assertThat(relist.limit()).as("a relist at a known RV is unpaged, for the watch cache").isNull();
+    assertThat(store.keysToRv()).containsOnlyKeys("ns/a", "ns/new");
+    assertThat(source.watchCalls().get(2).resourceVersion()).isEqualTo("5");
+  }
+
+  @Test
+  void relistRefusedAsExpired_fallsBackToAConsistentList() {
+    source.add(pod("ns", "a"));
+    start(builder());
+    awaitWatches(1);
+    source.breakWatches(new InformerException("reset"));
+    source.compact();
+    source.add(pod("ns", "b"));
+    source.compact();
+    source.failNextList(new ApiException(410, "Expired", "too old", null, List.of(), false));
+
+    advanceToRetry(); // watch from 2 -> expired
+    await().until(() -> errors.size() == 2);
+    advanceToRetry(); // relist at 2 refused -> consistent list
+    awaitWatches(3);
+    assertThat(source.listCalls()).extracting(ListOptions::resourceVersion).containsExactly("0", "2", null);
+    assertThat(store.keysToRv()).containsOnlyKeys("ns/a", "ns/b");
+  }
+
+  @Test
+  void tooLargeResourceVersion_relistsConsistently() {
+    start(builder());
+    awaitWatches(1);
+    source.sendToWatches(
+        WatchEvent.error(
+            new ApiException(
+                504,
+                "Timeout",
+                "Too large resource version",
+                Duration.ofSeconds(1),
+                List.of("ResourceVersionTooLarge"),
+                true)));
+    advanceToRetry();
+    awaitWatches(2);
+    assertThat(source.listCalls()).extracting(ListOptions::resourceVersion).containsExactly("0", null);
+  }
+
+  @Test
+  void retryAfter_lengthensTheBackoff() {
+    start(builder());
+    awaitWatches(1);
+    source.failNextWatch(new ApiException(429, "TooManyRequests", "slow down", Duration.ofSeconds(45), List.of(), false));
+    source.breakWatches(new InformerException("reset"));
+    advanceToRetry(); // re-watch -> 429
+    await().until(() -> errors.size() == 2);
+    await().until(clock::hasPendingTasks);
+    assertThat(clock.nextDelay().orElseThrow()).isGreaterThanOrEqualTo(Duration.ofSeconds(45));
+  }
+
+  @Test
+  void listFailures_backOffExponentiallyAndEveryFailureReachesTheHandler() {
+    for (int i = 0; i < 4; i++) {
+      source.failNextList(new ApiException(503, "ServiceUnavailable", "down", null, List.of(), false));
+    }
+    start(builder());
+    for (int i = 0; i < 4; i++) {
+      advanceToRetry();
+    }
+    awaitWatches(1);
+    assertThat(errors).hasSize(4).allSatisfy(e -> assertThat(e.phase()).isEqualTo(ReflectorException.Phase.LIST));
+    assertThat(source.listCalls()).hasSize(5);
+  }
+
+  @Test
+  void streamingList_replacesStoreAtTheEndBookmarkAndKeepsWatching() {
+    source.add(pod("ns", "a"));
+    source.add(pod("ns", "b"));
+    start(builder().streamingList(true));
+    await().until(() -> store.calls.size() == 1);
+    assertThat(store.calls).containsExactly("replace [ns/a, ns/b] 3");
+    assertThat(source.listCalls()).isEmpty();
+    ListOptions opts = source.watchCalls().get(0);
+    assertThat(opts.sendInitialEvents()).isTrue();
+    assertThat(opts.resourceVersionMatch()).isEqualTo("NotOlderThan");
+
+    source.add(pod("ns", "c"));
+    await().until(() -> store.calls.size() == 2);
+    assertThat(store.calls.get(1)).isEqualTo("add ns/c 4");
+    assertThat(source.watchCalls()).hasSize(1);
+  }
+
+  @Test
+  void streamingList_whenRefused_fallsBackToAList() {
+    source.add(pod("ns", "a"));
+    source.failNextWatch(new ApiException(422, "Invalid", "sendInitialEvents not supported", null, List.of(), false));
+    start(builder().streamingList(true));
+    awaitWatches(2);
+    assertThat(source.listCalls()).hasSize(1);
+    assertThat(store.keysToRv()).containsOnlyKeys("ns/a");
+  }
+
+  @Test
+  void resync_runsEveryPeriodAndSurvivesAFailingResync() {
+    store.failResync = new IllegalStateException("resync failed");
+    start(builder().resync(Duration.ofSeconds(30), () -> true));
+    awaitWatches(1);
+    clock.advance(Duration.ofSeconds(30));
+    assertThat(store.resyncs).isEqualTo(1);
+    store.failResync = null;
+    clock.advance(Duration.ofSeconds(30));
+    assertThat(store.resyncs).isEqualTo(2);
+  }
+
+  @Test
+  void resync_skippedWhenShouldResyncSaysNo() {
+    start(builder().resync(Duration.ofSeconds(30), () -> false));
+    awaitWatches(1);
+    clock.advance(Duration.ofSeconds(90));
+    assertThat(store.resyncs).isZero();
+  }
+
+  @Test
+  void close_endsTheWatchAndTheThread() {
+    start(builder());
+    awaitWatches(1);
+    reflector.close();
+    assertThat(source.openWatchCount()).isZero();
+    assertThat(Thread.getAllStackTraces().keySet())
+        .extracting(Thread::getName)
+        .doesNotContain("kinformer-pods-reflector");
+    assertThat(clock.hasPendingTasks()).isFalse();
+  }
+
+  @Test
+  void start_afterClose_isRefused() {
+    reflector = builder().build();
+    reflector.close();
+    org.assertj.core.api.Assertions.assertThatIllegalStateException().isThrownBy(reflector::start);
+  }
+
+  @Test
+  void unstorableEvent_isSkippedAndTheWatchGoesOn() {
+    start(builder());
+    awaitWatches(1);
+    Pod nameless = pod("ns", "x");
+    nameless.getMetadata().setName(null);
+    source.sendToWatches(WatchEvent.of(WatchEventType.ADDED, nameless));
+    source.add(pod("ns", "ok"));
+    await().until(() -> store.keysToRv().containsKey("ns/ok"));
+    assertThat(Map.copyOf(store.keysToRv())).containsOnlyKeys("ns/ok");
+  }
+}

@@ -1,0 +1,412 @@
+package io.kinformer.cache;
+
+import static io.kinformer.cache.TestPods.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.kinformer.time.FakeClock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class SharedIndexInformerTest {
+
+  private final FakeClock clock = new FakeClock();
+  private final FakeListerWatcher<Pod> source = TestPods.fakeSource();
+  private final List<SharedIndexInformer<Pod>> informers = new ArrayList<>();
+
+  private SharedIndexInformer.Builder<Pod> builder() {
+    return SharedIndexInformer.builder("pods", source).clock(clock).scheduler(clock).random(new Random(3));
+  }
+
+  private SharedIndexInformer<Pod> informer(SharedIndexInformer.Builder<Pod> b) {
+    SharedIndexInformer<Pod> i = b.build();
+    informers.add(i);
+    return i;
+  }
+
+  @AfterEach
+  void closeAll() {
+    informers.forEach(SharedIndexInformer::close);
+  }
+
+  /** Records calls as lines; rv = resourceVersion. */
+  static class Recorder implements ResourceEventHandler<Pod> {
+    final List<String> calls = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void onAdd(Pod obj, boolean isInInitialList) {
+      calls.add("add " + key(obj) + "@" + rv(obj) + (isInInitialList ? " initial" : ""));
+    }
+
+    @Override
+    public void onUpdate(Pod oldObj, Pod newObj) {
+      calls.add("update " + key(newObj) + "@" + rv(oldObj) + "->" + rv(newObj));
+    }
+
+    @Override
+    public void onDelete(Pod obj, boolean finalStateUnknown) {
+      calls.add("delete " + key(obj) + "@" + rv(obj) + (finalStateUnknown ? " unknown" : ""));
+    }
+
+    static String key(Pod p) {
+      return Keys.metaNamespaceKey(p);
+    }
+
+    static String rv(Pod p) {
+      return p.getMetadata().getResourceVersion();
+    }
+  }
+
+  private void awaitWatching(int watches) {
+    await().until(() -> source.watchCalls().size() >= watches && source.openWatchCount() == 1);
+  }
+
+  private void advanceToRetry() {
+    await().until(clock::hasPendingTasks);
+    clock.advance(clock.nextDelay().orElseThrow());
+  }
+
+  @Test
+  void start_deliversInitialListAsInitialAddsAndSyncs() throws Exception {
+    source.add(pod("ns", "a"));
+    source.add(pod("ns", "b"));
+    SharedIndexInformer<Pod> informer = informer(builder());
+    Recorder r = new Recorder();
+    ResourceEventHandlerRegistration reg = informer.addEventHandler(r);
+    informer.start();
+
+    assertThat(informer.awaitSynced(Duration.ofSeconds(10))).isTrue();
+    await().until(reg::hasSynced);
+    assertThat(r.calls).containsExactlyInAnyOrder("add ns/a@2 initial", "add ns/b@3 initial");
+    assertThat(informer.getIndexer().listKeys()).containsExactlyInAnyOrder("ns/a", "ns/b");
+    assertThat(informer.lastSyncResourceVersion()).isEqualTo("3");
+  }
+
+  @Test
+  void watchEvents_reachHandlersInOrderAfterTheCacheIsUpdated() {
+    SharedIndexInformer<Pod> informer = informer(builder());
+    List<String> seenInCache = new CopyOnWriteArrayList<>();
+    Recorder r =
+        new Recorder() {
+          @Override
+          public void onAdd(Pod obj, boolean initial) {
+            super.onAdd(obj, initial);
+            // The cache is updated before the handler is told.
+            seenInCache.add(informer.getIndexer().getByKey(key(obj)).isPresent() ? "cached" : "missing");
+          }
+        };
+    informer.addEventHandler(r);
+    informer.start();
+    awaitWatching(1);
+    source.add(pod("ns", "a"));
+    await().until(() -> r.calls.size() == 1);
+    source.modify(pod("ns", "a"));
+    source.delete(pod("ns", "a"));
+
+    await().until(() -> r.calls.size() == 3);
+    assertThat(r.calls).containsExactly("add ns/a@2", "update ns/a@2->3", "delete ns/a@4");
+    assertThat(seenInCache).containsExactly("cached");
+    assertThat(informer.getIndexer().list()).isEmpty();
+  }
+
+  @Test
+  void lateHandler_getsTheCacheAsInitialAddsThenLiveChangesWithoutDuplicates() {
+    for (int i = 0; i < 50; i++) {
+      source.add(pod("ns", "p" + i));
+    }
+    SharedIndexInformer<Pod> informer = informer(builder());
+    informer.start();
+    await().until(informer::hasSynced);
+
+    // Keep writing while the late handler joins.
+    Thread writer =
+        new Thread(
+            () -> {
+              for (int i = 0; i < 50; i++) {
+                source.modify(pod("ns", "p" + i));
+              }
+            });
+    writer.start();
+    Recorder late = new Recorder();
+    ResourceEventHandlerRegistration reg = informer.addEventHandler(late);
+    await().until(() -> !writer.isAlive());
+    await().until(() -> informer.lastSyncResourceVersion().equals(source.resourceVersion()));
+    await().until(() -> reg.pendingNotifications() == 0 && reg.hasSynced());
+
+    // Replaying the handler's calls gives exactly the cache, each object seen added once.
+    Map<String, String> view = new java.util.TreeMap<>();
+    int adds = 0;
+    for (String c : late.calls) {
+      String[] parts = c.split(" ");
+      String key = parts[1].substring(0, parts[1].indexOf('@'));
+      if (c.startsWith("add")) {
+        assertThat(view).doesNotContainKey(key);
+        assertThat(c).endsWith("initial");
+        adds++;
+      }
+      view.put(key, parts[1].substring(parts[1].lastIndexOf(c.startsWith("update") ? '>' : '@') + 1));
+    }
+    assertThat(adds).isEqualTo(50);
+    Map<String, String> cache = new java.util.TreeMap<>();
+    informer.getIndexer().list().forEach(p -> cache.put(Keys.metaNamespaceKey(p), p.getMetadata().getResourceVersion()));
+    assertThat(view).isEqualTo(cache);
+  }
+
+  @Test
+  void slowHandler_doesNotDelayAFastOne() throws Exception {
+    SharedIndexInformer<Pod> informer = informer(builder());
+    CountDownLatch release = new CountDownLatch(1);
+    Recorder slow =
+        new Recorder() {
+          @Override
+          public void onAdd(Pod obj, boolean initial) {
+            super.onAdd(obj, initial);
+            try {
+              release.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+        };
+    Recorder fast = new Recorder();
+    ResourceEventHandlerRegistration slowReg = informer.addEventHandler(slow);
+    informer.addEventHandler(fast);
+    informer.start();
+    awaitWatching(1);
+    for (int i = 0; i < 20; i++) {
+      source.add(pod("ns", "p" + i));
+    }
+    await().until(() -> fast.calls.size() == 20);
+    assertThat(slow.calls).hasSize(1);
+    assertThat(slowReg.pendingNotifications()).isEqualTo(19);
+    release.countDown();
+    await().until(() -> slow.calls.size() == 20);
+    assertThat(slow.calls).isEqualTo(fast.calls);
+  }
+
+  @Test
+  void throwingHandler_doesNotStopItselfOrOthers() {
+    SharedIndexInformer<Pod> informer = informer(builder());
+    Recorder thrower =
+        new Recorder() {
+          @Override
+          public void onAdd(Pod obj, boolean initial) {
+            super.onAdd(obj, initial);
+            if (obj.getMetadata().getName().equals("bad")) {
+              throw new IllegalStateException("handler bug");
+            }
+          }
+        };
+    Recorder other = new Recorder();
+    informer.addEventHandler(thrower);
+    informer.addEventHandler(other);
+    informer.start();
+    awaitWatching(1);
+    source.add(pod("ns", "bad"));
+    source.add(pod("ns", "good"));
+    await().until(() -> thrower.calls.size() == 2 && other.calls.size() == 2);
+    assertThat(thrower.calls).containsExactly("add ns/bad@2", "add ns/good@3");
+    assertThat(informer.getIndexer().listKeys()).containsExactlyInAnyOrder("ns/bad", "ns/good");
+  }
+
+  @Test
+  void resync_notifiesOnlyHandlersWhosePeriodElapsed_withOldEqualToNew() {
+    source.add(pod("ns", "a"));
+    SharedIndexInformer<Pod> informer = informer(builder());
+    Recorder every10 = new Recorder();
+    Recorder every30 = new Recorder();
+    Recorder never = new Recorder();
+    List<Boolean> sameObject = new CopyOnWriteArrayList<>();
+    informer.addEventHandler(every10, Duration.ofSeconds(10));
+    informer.addEventHandler(every30, Duration.ofSeconds(30));
+    informer.addEventHandler(
+        new ResourceEventHandler<Pod>() {
+          @Override
+          public void onUpdate(Pod oldObj, Pod newObj) {
+            sameObject.add(oldObj == newObj);
+          }
+        },
+        Duration.ofSeconds(10));
+    informer.addEventHandler(never, Duration.ZERO);
+    informer.start();
+    await().until(informer::hasSynced);
+    awaitWatching(1);
+
+    clock.advance(Duration.ofSeconds(10));
+    await().until(() -> every10.calls.size() == 2);
+    clock.advance(Duration.ofSeconds(10));
+    await().until(() -> every10.calls.size() == 3);
+    clock.advance(Duration.ofSeconds(10));
+    await().until(() -> every10.calls.size() == 4 && every30.calls.size() == 2);
+
+    assertThat(every10.calls).containsExactly("add ns/a@2 initial", "update ns/a@2->2", "update ns/a@2->2", "update ns/a@2->2");
+    assertThat(every30.calls).containsExactly("add ns/a@2 initial", "update ns/a@2->2");
+    assertThat(never.calls).containsExactly("add ns/a@2 initial");
+    assertThat(sameObject).isNotEmpty().containsOnly(true);
+  }
+
+  @Test
+  void relistAfterExpiry_deliversMissedChangesAndDeletedFinalStateUnknown() {
+    source.add(pod("ns", "same"));
+    source.add(pod("ns", "changed"));
+    source.add(pod("ns", "gone"));
+    SharedIndexInformer<Pod> informer = informer(builder());
+    Recorder plain = new Recorder();
+    Recorder resyncing = new Recorder();
+    informer.addEventHandler(plain);
+    informer.addEventHandler(resyncing, Duration.ofHours(1));
+    informer.start();
+    awaitWatching(1);
+    await().until(() -> plain.calls.size() == 3);
+
+    source.breakWatches(new InformerException("connection reset"));
+    source.modify(pod("ns", "changed"));
+    source.delete(pod("ns", "gone"));
+    source.compact();
+    advanceToRetry(); // re-watch -> 410
+    advanceToRetry(); // relist
+
+    await().until(() -> plain.calls.size() == 5);
+    assertThat(plain.calls.subList(3, 5))
+        .containsExactlyInAnyOrder("update ns/changed@3->5", "delete ns/gone@4 unknown");
+    // The unchanged object is a resync: only for handlers due for one, and none is due yet.
+    assertThat(resyncing.calls).hasSize(5);
+    assertThat(informer.getIndexer().listKeys()).containsExactlyInAnyOrder("ns/same", "ns/changed");
+  }
+
+  @Test
+  void transform_isAppliedBeforeCachingAndDelivery() {
+    source.add(pod("ns", "a", Map.of("big", "value")));
+    SharedIndexInformer<Pod> informer = informer(builder());
+    informer.setTransform(
+        p -> {
+          p.getMetadata().setLabels(Map.of("slim", "yes"));
+          return p;
+        });
+    List<Map<String, String>> seen = new CopyOnWriteArrayList<>();
+    informer.addEventHandler(
+        new ResourceEventHandler<Pod>() {
+          @Override
+          public void onAdd(Pod obj, boolean initial) {
+            seen.add(obj.getMetadata().getLabels());
+          }
+        });
+    informer.start();
+    await().until(() -> seen.size() == 1);
+    assertThat(seen.get(0)).containsExactly(Map.entry("slim", "yes"));
+    assertThat(informer.getIndexer().getByKey("ns/a").orElseThrow().getMetadata().getLabels())
+        .containsOnlyKeys("slim");
+    assertThatIllegalStateException().isThrownBy(() -> informer.setTransform(p -> p));
+  }
+
+  @Test
+  void removeEventHandler_stopsDelivery() {
+    SharedIndexInformer<Pod> informer = informer(builder());
+    Recorder removed = new Recorder();
+    Recorder kept = new Recorder();
+    ResourceEventHandlerRegistration reg = informer.addEventHandler(removed);
+    informer.addEventHandler(kept);
+    informer.start();
+    awaitWatching(1);
+    source.add(pod("ns", "a"));
+    await().until(() -> removed.calls.size() == 1);
+    informer.removeEventHandler(reg);
+    assertThat(reg.isRemoved()).isTrue();
+    source.add(pod("ns", "b"));
+    await().until(() -> kept.calls.size() == 2);
+    assertThat(removed.calls).hasSize(1);
+  }
+
+  @Test
+  void close_stopsThreadsAndDeliveryAndRefusesNewHandlers() {
+    SharedIndexInformer<Pod> informer = informer(builder());
+    Recorder r = new Recorder();
+    informer.addEventHandler(r);
+    informer.start();
+    awaitWatching(1);
+    source.add(pod("ns", "a"));
+    await().until(() -> r.calls.size() == 1);
+
+    informer.close();
+    source.add(pod("ns", "b"));
+    assertThat(informer.isStopped()).isTrue();
+    assertThat(source.openWatchCount()).isZero();
+    assertThat(Thread.getAllStackTraces().keySet())
+        .extracting(Thread::getName)
+        .noneMatch(n -> n.startsWith("kinformer-pods-reflector") || n.startsWith("kinformer-pods-processor"));
+    assertThat(r.calls).hasSize(1);
+    assertThatIllegalStateException().isThrownBy(() -> informer.addEventHandler(new Recorder()));
+    assertThatIllegalStateException().isThrownBy(informer::start);
+    informer.close(); // idempotent
+  }
+
+  @Test
+  void synced_failsWhenClosedBeforeSync() {
+    source.failNextList(new ApiException(500, "down"));
+    SharedIndexInformer<Pod> informer = informer(builder());
+    informer.start();
+    informer.close();
+    assertThat(informer.synced()).isCompletedExceptionally();
+    assertThat(Informers.waitForCacheSync(Duration.ofSeconds(1), informer)).isFalse();
+  }
+
+  @Test
+  void waitForCacheSync_trueOnceAllSynced() {
+    SharedIndexInformer<Pod> a = informer(builder());
+    ResourceEventHandlerRegistration reg = a.addEventHandler(new Recorder());
+    a.start();
+    assertThat(Informers.waitForCacheSync(Duration.ofSeconds(10), a)).isTrue();
+    assertThat(Informers.waitForCacheSync(Duration.ofSeconds(10), reg::hasSynced)).isTrue();
+  }
+
+  @Test
+  void filteringHandler_translatesUpdatesAcrossTheFilter() {
+    SharedIndexInformer<Pod> informer = informer(builder());
+    Recorder r = new Recorder();
+    informer.addEventHandler(
+        ResourceEventHandlers.filtering(
+            p -> p.getMetadata().getLabels() != null && "web".equals(p.getMetadata().getLabels().get("app")), r));
+    informer.start();
+    awaitWatching(1);
+    source.add(pod("ns", "a", Map.of("app", "db")));
+    source.modify(pod("ns", "a", Map.of("app", "web")));
+    source.modify(pod("ns", "a", Map.of("app", "web", "v", "2")));
+    source.modify(pod("ns", "a", Map.of("app", "db")));
+    source.delete(pod("ns", "a", Map.of("app", "db")));
+    await().until(() -> informer.lastSyncResourceVersion().equals("6"));
+    await().until(() -> r.calls.size() == 3);
+    assertThat(r.calls).containsExactly("add ns/a@3", "update ns/a@3->4", "delete ns/a@4");
+  }
+
+  @Test
+  void customIndex_isMaintainedByTheInformer() {
+    SharedIndexInformer<Pod> informer =
+        informer(
+            builder()
+                .index(
+                    "byApp",
+                    p -> p.getMetadata().getLabels() == null
+                        ? List.of()
+                        : List.of(p.getMetadata().getLabels().getOrDefault("app", ""))));
+    informer.start();
+    awaitWatching(1);
+    source.add(pod("ns", "a", Map.of("app", "web")));
+    source.add(pod("ns", "b", Map.of("app", "web")));
+    source.modify(pod("ns", "b", Map.of("app", "db")));
+    await().until(() -> informer.lastSyncResourceVersion().equals("4"));
+    assertThat(informer.getIndexer().byIndex("byApp", "web")).extracting(p -> p.getMetadata().getName()).containsExactly("a");
+    assertThat(new Lister<>(informer.getIndexer()).namespace("ns").list(LabelSelector.parse("app=db")))
+        .extracting(p -> p.getMetadata().getName())
+        .containsExactly("b");
+  }
+}

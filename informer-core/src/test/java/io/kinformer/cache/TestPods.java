@@ -1,0 +1,34 @@
+package io.kinformer.cache;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import java.util.Map;
+
+/** Pods for tests. */
+final class TestPods {
+  private TestPods() {}
+
+  static Pod pod(String namespace, String name) {
+    return new PodBuilder().withNewMetadata().withNamespace(namespace).withName(name).endMetadata().build();
+  }
+
+  static Pod pod(String namespace, String name, String rv) {
+    Pod p = pod(namespace, name);
+    p.getMetadata().setResourceVersion(rv);
+    return p;
+  }
+
+  static Pod pod(String namespace, String name, Map<String, String> labels) {
+    Pod p = pod(namespace, name);
+    p.getMetadata().setLabels(labels);
+    return p;
+  }
+
+  static Pod bookmark(String rv) {
+    return new PodBuilder().withNewMetadata().withResourceVersion(rv).endMetadata().build();
+  }
+
+  static FakeListerWatcher<Pod> fakeSource() {
+    return new FakeListerWatcher<>(TestPods::bookmark);
+  }
+}
