@@ -713,6 +713,9 @@ final class ApiHandler extends Handler.Abstract {
     } finally {
       store.unwatch(type, session);
       watches.remove(session);
+      synchronized (watches) {
+        watches.notifyAll();
+      }
     }
     if (clean) {
       callback.succeeded();

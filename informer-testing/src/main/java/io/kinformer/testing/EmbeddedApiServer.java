@@ -109,7 +109,9 @@ public final class EmbeddedApiServer implements AutoCloseable {
     pool.setDaemon(true);
     this.server = new Server(pool,
         new ScheduledExecutorScheduler("kinformer-apiserver-timer", true), null);
-    server.setStopTimeout(2_000);
+    // Watches are ended first (close()); then connections close at once, without a graceful wait
+    // for idle keep-alive clients.
+    server.setStopTimeout(0);
     HttpConfiguration http = new HttpConfiguration();
     http.setSendServerVersion(false);
     http.setSendXPoweredBy(false);
@@ -382,6 +384,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
       closed = true;
     }
     faults.closeAllWatches();
+    awaitWatchesEnded();
     stopQuietly();
     try {
       Files.deleteIfExists(kubeConfigFile);
@@ -390,6 +393,20 @@ public final class EmbeddedApiServer implements AutoCloseable {
       log.warn("could not delete {}", tempDir, e);
     }
     log.info("embedded API server at {} stopped", url);
+  }
+
+  /** Waits (boundedly) for the watch threads to write their terminating chunks. */
+  private void awaitWatchesEnded() {
+    synchronized (watches) {
+      for (int i = 0; i < 50 && !watches.isEmpty(); i++) {
+        try {
+          watches.wait(20);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
   }
 
   private void stopQuietly() {

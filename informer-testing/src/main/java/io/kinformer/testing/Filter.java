@@ -1,5 +1,6 @@
 package io.kinformer.testing;
 
+import io.kinformer.cache.LabelSelector;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -50,7 +51,7 @@ final class Filter {
     boolean selective = false;
     if (labelSelector != null && !labelSelector.isBlank()) {
       try {
-        lp = LabelSelectors.parse(labelSelector);
+        lp = LabelSelector.parse(labelSelector)::matches;
       } catch (IllegalArgumentException e) {
         throw ApiError.badRequest(e.getMessage());
       }
