@@ -202,8 +202,18 @@ public final class KubeClient implements AutoCloseable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-      // Connections released by the calls that just ended.
-      httpClient.connectionPool().evictAll();
+      // Connections are released by cancelled calls asynchronously (an HTTP/2 stream is freed
+      // once its reset is processed), so evict until the pool is empty, for at most a second.
+      for (int i = 0; i < 100; i++) {
+        httpClient.connectionPool().evictAll();
+        if (httpClient.connectionPool().connectionCount() == 0) {
+          break;
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+      }
+      if (httpClient.connectionPool().connectionCount() > 0) {
+        log.debug("{} connections of {} still busy after close", httpClient.connectionPool().connectionCount(), config.server());
+      }
     }
     log.debug("closed client for {}", config.server());
   }
