@@ -8,7 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -70,6 +72,8 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   private final SharedIndexInformer.Builder<T> config;
   private final Executor deliveryExecutor;
   private final @Nullable ExecutorService ownedDeliveryExecutor;
+  /** The live threads of {@link #ownedDeliveryExecutor}; each removes itself when it ends. */
+  private final Set<Thread> deliveryThreads = ConcurrentHashMap.newKeySet();
   private final CompletableFuture<Void> syncedFuture = new CompletableFuture<>();
 
   private final Object lifecycle = new Object();
@@ -110,7 +114,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
       this.deliveryExecutor = b.deliveryExecutor;
       this.ownedDeliveryExecutor = null;
     } else {
-      ExecutorService own = newDeliveryExecutor("kinformer-" + name + "-delivery-");
+      ExecutorService own = newDeliveryExecutor("kinformer-" + name + "-delivery-", deliveryThreads);
       this.deliveryExecutor = own;
       this.ownedDeliveryExecutor = own;
     }
@@ -120,12 +124,22 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
    * An elastic pool for handler delivery: a thread per concurrently draining handler, created on
    * demand, gone after 30 s idle. Idle handlers cost no thread.
    */
-  static ExecutorService newDeliveryExecutor(String threadNamePrefix) {
+  static ExecutorService newDeliveryExecutor(String threadNamePrefix, Set<Thread> live) {
     AtomicInteger n = new AtomicInteger();
     ThreadFactory tf =
         r -> {
-          Thread t = new Thread(r, threadNamePrefix + n.incrementAndGet());
+          Thread t =
+              new Thread(
+                  () -> {
+                    try {
+                      r.run();
+                    } finally {
+                      live.remove(Thread.currentThread());
+                    }
+                  },
+                  threadNamePrefix + n.incrementAndGet());
           t.setDaemon(true);
+          live.add(t);
           return t;
         };
     return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), tf);
@@ -467,16 +481,20 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
     List<ProcessorListener<T>> listeners = processor.stopAll();
     for (ProcessorListener<T> l : listeners) {
       try {
-        if (!l.awaitIdle(CLOSE_WAIT)) {
+        // Skips the caller's own call when close() runs inside a handler.
+        if (!interrupted && !l.awaitIdle(CLOSE_WAIT)) {
           log.warn("informer={} {} still running after {}", name, l, CLOSE_WAIT);
         }
       } catch (InterruptedException e) {
         interrupted = true;
-        break;
       }
     }
     if (ownedDeliveryExecutor != null) {
       ownedDeliveryExecutor.shutdown();
+      // Inside a handler the caller is itself a delivery thread: waiting would wait for itself.
+      if (!interrupted && !deliveryThreads.contains(Thread.currentThread())) {
+        interrupted = !awaitDeliveryThreads(ownedDeliveryExecutor);
+      }
     }
     syncedFuture.completeExceptionally(
         new IllegalStateException("informer " + name + " was closed before it synced"));
@@ -484,6 +502,26 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
       Thread.currentThread().interrupt();
     }
     log.info("informer={} closed", name);
+  }
+
+  /**
+   * Waits until the owned delivery pool has terminated and its threads are gone.
+   *
+   * @return false if interrupted
+   */
+  private boolean awaitDeliveryThreads(ExecutorService pool) {
+    try {
+      if (!pool.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+        log.warn("informer={} delivery threads still running after {}", name, CLOSE_WAIT);
+        return true;
+      }
+      for (Thread t : List.copyOf(deliveryThreads)) {
+        t.join(CLOSE_WAIT.toMillis());
+      }
+      return true;
+    } catch (InterruptedException e) {
+      return false;
+    }
   }
 
   @Override

@@ -8,6 +8,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,6 +47,8 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
   private boolean draining;
   // @GuardedBy("lock"): true while the handler is being called
   private boolean delivering;
+  // @GuardedBy("lock"): the thread calling the handler while delivering, else null
+  private @Nullable Thread deliveringThread;
   // @GuardedBy("lock"): initial-list adds queued or being delivered
   private int initialPending;
   // @GuardedBy("lock")
@@ -100,7 +103,10 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
     try {
       executor.execute(this::drain);
     } catch (RejectedExecutionException e) {
-      log.warn("informer={} delivery executor rejected handler {}; removing it", informerName, handler, e);
+      if (!isRemoved()) {
+        log.warn(
+            "informer={} delivery executor rejected handler {}; removing it", informerName, handler, e);
+      }
       stop();
     }
   }
@@ -117,17 +123,26 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
           return;
         }
         delivering = true;
+        deliveringThread = Thread.currentThread();
       } finally {
         lock.unlock();
       }
+      boolean returned = false;
       try {
         deliver(n);
+        returned = true;
       } finally {
         lock.lock();
         try {
           delivering = false;
+          deliveringThread = null;
           if (n instanceof Notification.Add<T> a && a.isInInitialList()) {
             initialPending--;
+          }
+          if (!returned) {
+            // An Error escaped the handler and ends this drain: let the next add start another,
+            // instead of leaving the listener marked as draining forever.
+            draining = false;
           }
           idle.signalAll();
         } finally {
@@ -182,7 +197,9 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
   }
 
   /**
-   * Waits until no handler call is in progress (after {@link #stop()}, none will start again).
+   * Waits until no handler call is in progress (after {@link #stop()}, none will start again). A
+   * call made from inside this listener's own handler (which would wait for itself) does not wait
+   * for that call.
    *
    * @return false if it timed out
    */
@@ -190,7 +207,7 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
     long nanos = timeout.toNanos();
     lock.lock();
     try {
-      while (delivering) {
+      while (delivering && deliveringThread != Thread.currentThread()) {
         if (nanos <= 0) {
           return false;
         }
@@ -210,17 +227,23 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
     nextResyncNanos = nowNanos + resyncPeriod.toNanos();
   }
 
+  /**
+   * Upstream first, then this listener's count (as client-go's {@code synctrack}): once the
+   * informer has synced, every initial-list notification is already queued here, so a zero count
+   * read afterwards means they were all delivered. Reading the count first could see zero just
+   * before the last initial add is queued and then report synced too early.
+   */
   @Override
   public boolean hasSynced() {
+    if (!upstreamHasSynced.getAsBoolean()) {
+      return false;
+    }
     lock.lock();
     try {
-      if (initialPending > 0) {
-        return false;
-      }
+      return initialPending == 0;
     } finally {
       lock.unlock();
     }
-    return upstreamHasSynced.getAsBoolean();
   }
 
   @Override

@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
@@ -88,6 +90,9 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   /** A watch that ends this soon after starting, with no event, counts as failed (client-go). */
   private static final Duration TOO_SHORT_WATCH = Duration.ofSeconds(1);
 
+  /** How long close() waits for the reflector thread before interrupting it. */
+  private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
+
   private final String name;
   private final ListerWatcher<T> listerWatcher;
   private final Store<T> store;
@@ -102,6 +107,8 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   private final Backoff backoff;
   private final @Nullable WatchErrorHandler watchErrorHandler;
   private final ThreadFactory threadFactory;
+  /** Every thread {@link #threadFactory} made for this reflector, so that close() can join it. */
+  private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
 
   private final Object lifecycleLock = new Object();
   // @GuardedBy("lifecycleLock")
@@ -136,8 +143,14 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     this.random = b.random != null ? b.random : new Random();
     this.backoff = b.backoff != null ? b.backoff : Backoff.clientGoDefault(clock, random);
     this.watchErrorHandler = b.watchErrorHandler;
-    this.threadFactory =
+    ThreadFactory base =
         b.threadFactory != null ? b.threadFactory : namedDaemon("kinformer-" + name + "-reflector");
+    this.threadFactory =
+        r -> {
+          Thread t = base.newThread(r);
+          threads.add(t);
+          return t;
+        };
   }
 
   /**
@@ -196,8 +209,10 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
 
   /**
    * Stops the loop: ends the open watch, cancels pending retries and the resync tick, and waits
-   * for the reflector thread to finish (an in-flight list request finishes first, bounded by its
-   * own timeout). Idempotent.
+   * for the reflector thread to end (an in-flight list request finishes first, bounded by its own
+   * timeout). Called on the reflector thread itself (from a {@link WatchErrorHandler}, or from a
+   * transform), it does not wait for that thread, which ends as soon as the callback returns.
+   * Idempotent.
    */
   @Override
   public void close() {
@@ -221,17 +236,28 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     }
     if (e != null) {
       e.shutdown();
-      try {
-        if (!e.awaitTermination(30, TimeUnit.SECONDS)) {
-          log.warn("reflector={} thread did not stop within 30s; interrupting it", name);
-          e.shutdownNow();
-        }
-      } catch (InterruptedException ie) {
-        e.shutdownNow();
-        Thread.currentThread().interrupt();
+      if (!threads.contains(Thread.currentThread())) {
+        awaitThreads(e);
       }
     }
     log.debug("reflector={} closed", name);
+  }
+
+  /** Waits for the executor to terminate and its thread to be gone (not merely idle). */
+  private void awaitThreads(ExecutorService e) {
+    try {
+      if (!e.awaitTermination(CLOSE_WAIT.toSeconds(), TimeUnit.SECONDS)) {
+        log.warn("reflector={} thread did not stop within {}; interrupting it", name, CLOSE_WAIT);
+        e.shutdownNow();
+        return;
+      }
+      for (Thread t : threads) {
+        t.join(CLOSE_WAIT.toMillis());
+      }
+    } catch (InterruptedException ie) {
+      e.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
   }
 
   // ---- the loop --------------------------------------------------------------------------------
