@@ -45,9 +45,9 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>the FIFO's lock (held by {@code pop} while {@link #handleDeltas} runs);
- *   <li>{@link #blockDeltas}: held while deltas are applied and while a late handler is seeded
- *       with the cache content, so that the seed and the live stream neither overlap nor leave a
- *       gap (client-go's {@code blockDeltas});
+ *   <li>{@link #blockDeltas}: held while deltas are applied and while a late handler is seeded with
+ *       the cache content, so that the seed and the live stream neither overlap nor leave a gap
+ *       (client-go's {@code blockDeltas});
  *   <li>the indexer's lock, and the processor's and listeners' locks (leaves: they call nothing).
  * </ol>
  *
@@ -72,8 +72,10 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   private final SharedIndexInformer.Builder<T> config;
   private final Executor deliveryExecutor;
   private final @Nullable ExecutorService ownedDeliveryExecutor;
+
   /** The live threads of {@link #ownedDeliveryExecutor}; each removes itself when it ends. */
   private final Set<Thread> deliveryThreads = ConcurrentHashMap.newKeySet();
+
   private final CompletableFuture<Void> syncedFuture = new CompletableFuture<>();
 
   private final Object lifecycle = new Object();
@@ -114,7 +116,8 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
       this.deliveryExecutor = b.deliveryExecutor;
       this.ownedDeliveryExecutor = null;
     } else {
-      ExecutorService own = newDeliveryExecutor("kinformer-" + name + "-delivery-", deliveryThreads);
+      ExecutorService own =
+          newDeliveryExecutor("kinformer-" + name + "-delivery-", deliveryThreads);
       this.deliveryExecutor = own;
       this.ownedDeliveryExecutor = own;
     }
@@ -142,7 +145,8 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
           live.add(t);
           return t;
         };
-    return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), tf);
+    return new ThreadPoolExecutor(
+        0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), tf);
   }
 
   @Override
@@ -174,7 +178,8 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
       Duration period = resyncPeriod;
       if (!period.isZero()) {
         if (period.compareTo(MINIMUM_RESYNC_PERIOD) < 0) {
-          log.warn("informer={} resync period {} raised to {}", name, period, MINIMUM_RESYNC_PERIOD);
+          log.warn(
+              "informer={} resync period {} raised to {}", name, period, MINIMUM_RESYNC_PERIOD);
           period = MINIMUM_RESYNC_PERIOD;
         }
         if (resyncCheckPeriod.isZero() || period.compareTo(resyncCheckPeriod) < 0) {
@@ -236,7 +241,8 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
       if (registration.isRemoved()) {
         return;
       }
-      throw new IllegalArgumentException(registration + " is not a registration of informer " + name);
+      throw new IllegalArgumentException(
+          registration + " is not a registration of informer " + name);
     }
     registration.close();
   }
@@ -295,7 +301,8 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   public void setTransform(UnaryOperator<T> transform) {
     synchronized (lifecycle) {
       if (started) {
-        throw new IllegalStateException("informer " + name + " has started: set the transform before start()");
+        throw new IllegalStateException(
+            "informer " + name + " has started: set the transform before start()");
       }
       this.transform = Objects.requireNonNull(transform, "transform");
     }

@@ -17,10 +17,10 @@ import org.slf4j.LoggerFactory;
  * goroutines per handler.
  *
  * <p>Notifications go into an unbounded buffer; whenever the buffer is non-empty and no drain is
- * running, one drain task is submitted to the shared delivery executor. The drain calls the
- * handler for up to {@link #BATCH} notifications, then resubmits itself if more are waiting, so
- * one busy handler cannot monopolise an executor thread. At most one drain per listener exists at
- * any time, which is what makes calls to one handler sequential and ordered.
+ * running, one drain task is submitted to the shared delivery executor. The drain calls the handler
+ * for up to {@link #BATCH} notifications, then resubmits itself if more are waiting, so one busy
+ * handler cannot monopolise an executor thread. At most one drain per listener exists at any time,
+ * which is what makes calls to one handler sequential and ordered.
  *
  * <p>The handler is never called under {@link #lock}.
  */
@@ -105,7 +105,10 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
     } catch (RejectedExecutionException e) {
       if (!isRemoved()) {
         log.warn(
-            "informer={} delivery executor rejected handler {}; removing it", informerName, handler, e);
+            "informer={} delivery executor rejected handler {}; removing it",
+            informerName,
+            handler,
+            e);
       }
       stop();
     }

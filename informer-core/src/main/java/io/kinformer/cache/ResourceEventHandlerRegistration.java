@@ -15,7 +15,9 @@ public interface ResourceEventHandlerRegistration extends AutoCloseable {
    */
   boolean hasSynced();
 
-  /** How many notifications wait in this handler's buffer: a growing number means it is too slow. */
+  /**
+   * How many notifications wait in this handler's buffer: a growing number means it is too slow.
+   */
   int pendingNotifications();
 
   /** Whether the handler was removed (or the informer closed). */

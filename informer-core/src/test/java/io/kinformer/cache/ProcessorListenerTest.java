@@ -68,7 +68,8 @@ class ProcessorListenerTest {
 
         @Override
         public void onDelete(Pod obj, boolean finalStateUnknown) {
-          calls.add("delete " + obj.getMetadata().getName() + (finalStateUnknown ? " unknown" : ""));
+          calls.add(
+              "delete " + obj.getMetadata().getName() + (finalStateUnknown ? " unknown" : ""));
         }
       };
 

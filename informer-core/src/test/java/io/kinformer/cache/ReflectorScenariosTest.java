@@ -108,9 +108,7 @@ class ReflectorScenariosTest {
   static Stream<BackoffCase> backoffCases() {
     return Stream.of(
         new BackoffCase(
-            "5 failures grow exponentially below the cap",
-            5,
-            millis(800, 1600, 3200, 6400, 12800)),
+            "5 failures grow exponentially below the cap", 5, millis(800, 1600, 3200, 6400, 12800)),
         new BackoffCase(
             "9 failures flatten at the 30s cap",
             9,
@@ -245,8 +243,7 @@ class ReflectorScenariosTest {
       source.endWatches();
       awaitWatchOpen(i + 2);
     }
-    List<Long> timeouts =
-        source.watchCalls().stream().map(ListOptions::timeoutSeconds).toList();
+    List<Long> timeouts = source.watchCalls().stream().map(ListOptions::timeoutSeconds).toList();
     assertThat(timeouts).allSatisfy(t -> assertThat(t).isBetween(300L, 599L));
     assertThat(timeouts.stream().distinct().count()).as("not all the same").isGreaterThan(1);
   }
@@ -299,10 +296,10 @@ class ReflectorScenariosTest {
   }
 
   /**
-   * client-go's {@code relistResourceVersion} table ({@code TestReflectorResyncWithResourceVersion},
-   * {@code TestReflectorExpiredExactResourceVersion}, {@code TestReflectorFullListIfExpired},
-   * {@code TestReflectorFullListIfTooLarge}). Each time the reflector watches, the watch is ended
-   * with a 410 ERROR event, which forces the next list.
+   * client-go's {@code relistResourceVersion} table ({@code
+   * TestReflectorResyncWithResourceVersion}, {@code TestReflectorExpiredExactResourceVersion},
+   * {@code TestReflectorFullListIfExpired}, {@code TestReflectorFullListIfTooLarge}). Each time the
+   * reflector watches, the watch is ended with a 410 ERROR event, which forces the next list.
    */
   @ParameterizedTest(name = "{0}")
   @MethodSource("relistCases")
@@ -374,9 +371,9 @@ class ReflectorScenariosTest {
   // ---- paging --------------------------------------------------------------------------------
 
   /**
-   * client-go {@code TestReflectorPaginatingNonConsistentReadsIfWatchCacheDisabled}: a paged
-   * answer to the list at "0" means the server has no watch cache, so later relists at a known RV
-   * are paged too.
+   * client-go {@code TestReflectorPaginatingNonConsistentReadsIfWatchCacheDisabled}: a paged answer
+   * to the list at "0" means the server has no watch cache, so later relists at a known RV are
+   * paged too.
    */
   @Test
   void pagedListAtZero_makesLaterRelistsAtAKnownRvPaged() {
@@ -395,7 +392,9 @@ class ReflectorScenariosTest {
     assertThat(store.keysToRv()).hasSize(3);
   }
 
-  /** client-go {@code TestReflectorNotPaginatingNotConsistentReads}: the watch cache ignores limit. */
+  /**
+   * client-go {@code TestReflectorNotPaginatingNotConsistentReads}: the watch cache ignores limit.
+   */
   @Test
   void unpagedListAtZero_keepsRelistsAtAKnownRvUnpaged() {
     for (int i = 0; i < 3; i++) {
@@ -442,11 +441,17 @@ class ReflectorScenariosTest {
             Duration.ofMillis(999),
             true),
         new ShortWatchCase(
-            "ends after a second without events: a normal end", false, Duration.ofSeconds(1), false),
-        new ShortWatchCase("ends at once after an event: a normal end", true, Duration.ZERO, false));
+            "ends after a second without events: a normal end",
+            false,
+            Duration.ofSeconds(1),
+            false),
+        new ShortWatchCase(
+            "ends at once after an event: a normal end", true, Duration.ZERO, false));
   }
 
-  /** client-go's {@code VeryShortWatchError}: a watch that ends at once is a failure, not an end. */
+  /**
+   * client-go's {@code VeryShortWatchError}: a watch that ends at once is a failure, not an end.
+   */
   @ParameterizedTest(name = "{0}")
   @MethodSource("shortWatchCases")
   void veryShortWatch_isAFailureThatBacksOff(ShortWatchCase c) {

@@ -21,9 +21,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Start, close and registration lifecycles of {@link SharedIndexInformer}: threads, delivery
- * after close, close from callbacks, races between start, close and handler registration, and
- * the {@code hasSynced} of registrations.
+ * Start, close and registration lifecycles of {@link SharedIndexInformer}: threads, delivery after
+ * close, close from callbacks, races between start, close and handler registration, and the {@code
+ * hasSynced} of registrations.
  */
 class SharedInformerLifecycleTest {
 
@@ -264,7 +264,8 @@ class SharedInformerLifecycleTest {
     source.add(pod("ns", "after"));
     assertThat(handlers.stream().mapToInt(h -> h.calls.get()).toArray()).isEqualTo(calls);
     assertThat(handlers).allSatisfy(h -> assertThat(h.violations).isEmpty());
-    assertThatIllegalStateException().isThrownBy(() -> informer.addEventHandler(new ReplayingHandler("x")));
+    assertThatIllegalStateException()
+        .isThrownBy(() -> informer.addEventHandler(new ReplayingHandler("x")));
   }
 
   @Test
@@ -329,7 +330,8 @@ class SharedInformerLifecycleTest {
     assertThat(informer.synced()).isCompletedExceptionally();
     assertThat(reg.isRemoved()).isTrue();
     assertThatIllegalStateException().isThrownBy(informer::start);
-    assertThat(liveThreads()).filteredOn(t -> !before.contains(t))
+    assertThat(liveThreads())
+        .filteredOn(t -> !before.contains(t))
         .extracting(Thread::getName)
         .noneMatch(n -> n.startsWith("kinformer-never-started"));
   }

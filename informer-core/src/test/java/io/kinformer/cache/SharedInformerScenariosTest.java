@@ -78,13 +78,14 @@ class SharedInformerScenariosTest {
     }
   }
 
-  // ---- resync ------------------------------------------------------------------------------------
+  // ---- resync
+  // ------------------------------------------------------------------------------------
 
   /**
    * client-go {@code TestListenerResyncPeriods} and {@code TestResyncCheckPeriod}: the informer
    * checks every 10 s; handlers every 20 s and 30 s are resynced on their own schedule, one that
-   * never resyncs is left alone, and a handler added after start asking for 5 s gets the 10 s
-   * check period (it cannot be checked more often).
+   * never resyncs is left alone, and a handler added after start asking for 5 s gets the 10 s check
+   * period (it cannot be checked more often).
    */
   @Test
   void resync_eachHandlerOnItsOwnPeriod_andALateShortPeriodIsRaisedToTheCheckPeriod() {
@@ -115,7 +116,13 @@ class SharedInformerScenariosTest {
       now = step[0];
       await()
           .alias(
-              "at " + now + "s: every20/every30/late resyncs are " + step[1] + "/" + step[2] + "/"
+              "at "
+                  + now
+                  + "s: every20/every30/late resyncs are "
+                  + step[1]
+                  + "/"
+                  + step[2]
+                  + "/"
                   + step[3])
           .until(
               () ->
@@ -157,7 +164,8 @@ class SharedInformerScenariosTest {
     assertThat(late.resyncs).isEmpty();
   }
 
-  // ---- removal ------------------------------------------------------------------------------------
+  // ---- removal
+  // ------------------------------------------------------------------------------------
 
   @Test
   void removeEventHandler_whileItsHandlerIsBusy_dropsWhatIsQueuedButLetsTheCallFinish()
@@ -225,7 +233,8 @@ class SharedInformerScenariosTest {
     assertThat(calls).hasSize(1);
   }
 
-  // ---- handlers joining while events flow ----------------------------------------------------------
+  // ---- handlers joining while events flow
+  // ----------------------------------------------------------
 
   /** client-go {@code TestAddWhileActive}/{@code TestSharedInformerHandlerAbuse}, modest size. */
   @Test
@@ -321,7 +330,8 @@ class SharedInformerScenariosTest {
     }
   }
 
-  // ---- convergence property ---------------------------------------------------------------------------
+  // ---- convergence property
+  // ---------------------------------------------------------------------------
 
   record History(String name, long seed, int ops, boolean withFaults) {
     @Override

@@ -60,7 +60,9 @@ class BackoffTest {
       b.reset();
       List<Duration> got = next(b, base.size());
       for (int i = 0; i < base.size(); i++) {
-        assertThat(got.get(i)).isGreaterThanOrEqualTo(base.get(i)).isLessThan(base.get(i).multipliedBy(2));
+        assertThat(got.get(i))
+            .isGreaterThanOrEqualTo(base.get(i))
+            .isLessThan(base.get(i).multipliedBy(2));
       }
     }
   }
@@ -82,13 +84,24 @@ class BackoffTest {
     List<Duration> got = next(b, 20);
     assertThat(got.get(0)).isBetween(Duration.ofMillis(800), Duration.ofMillis(1600));
     assertThat(got.subList(7, 20))
-        .allSatisfy(d -> assertThat(d).isGreaterThanOrEqualTo(Duration.ofSeconds(30)).isLessThan(Duration.ofSeconds(60)));
+        .allSatisfy(
+            d ->
+                assertThat(d)
+                    .isGreaterThanOrEqualTo(Duration.ofSeconds(30))
+                    .isLessThan(Duration.ofSeconds(60)));
   }
 
   @Test
   void next_manyTimes_neverOverflowsBackToTheStart() {
-    Backoff b = Backoff.exponential(
-        Duration.ofMillis(1), Duration.ofDays(3650), 10.0, 1.0, Duration.ofDays(36500), clock, new Random(3));
+    Backoff b =
+        Backoff.exponential(
+            Duration.ofMillis(1),
+            Duration.ofDays(3650),
+            10.0,
+            1.0,
+            Duration.ofDays(36500),
+            clock,
+            new Random(3));
     Duration previous = Duration.ZERO;
     for (int i = 0; i < 200; i++) {
       Duration d = b.next();
@@ -110,8 +123,12 @@ class BackoffTest {
 
   static Stream<ResetCase> resetCases() {
     return Stream.of(
-        new ResetCase("quiet for 2 min is not yet healthy", Duration.ofMinutes(2), Duration.ofMillis(6400)),
-        new ResetCase("quiet for just over 2 min restarts", Duration.ofMinutes(2).plusNanos(1), Duration.ofMillis(800)),
+        new ResetCase(
+            "quiet for 2 min is not yet healthy", Duration.ofMinutes(2), Duration.ofMillis(6400)),
+        new ResetCase(
+            "quiet for just over 2 min restarts",
+            Duration.ofMinutes(2).plusNanos(1),
+            Duration.ofMillis(800)),
         new ResetCase("quiet for an hour restarts", Duration.ofHours(1), Duration.ofMillis(800)));
   }
 
