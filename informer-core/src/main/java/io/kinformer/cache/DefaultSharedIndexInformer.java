@@ -73,7 +73,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   private final Executor deliveryExecutor;
   private final @Nullable ExecutorService ownedDeliveryExecutor;
 
-  /** The live threads of {@link #ownedDeliveryExecutor}; each removes itself when it ends. */
+  /** The threads of {@link #ownedDeliveryExecutor}, alive or recently dead. */
   private final Set<Thread> deliveryThreads = ConcurrentHashMap.newKeySet();
 
   private final CompletableFuture<Void> syncedFuture = new CompletableFuture<>();
@@ -125,24 +125,18 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
 
   /**
    * An elastic pool for handler delivery: a thread per concurrently draining handler, created on
-   * demand, gone after 30 s idle. Idle handlers cost no thread.
+   * demand, gone after 30 s idle. Idle handlers cost no thread. Every thread it makes is recorded
+   * in {@code threads} (dead ones are dropped whenever a new one is made), so that close() can
+   * join them: a thread that has left the pool is not necessarily dead yet.
    */
-  static ExecutorService newDeliveryExecutor(String threadNamePrefix, Set<Thread> live) {
+  static ExecutorService newDeliveryExecutor(String threadNamePrefix, Set<Thread> threads) {
     AtomicInteger n = new AtomicInteger();
     ThreadFactory tf =
         r -> {
-          Thread t =
-              new Thread(
-                  () -> {
-                    try {
-                      r.run();
-                    } finally {
-                      live.remove(Thread.currentThread());
-                    }
-                  },
-                  threadNamePrefix + n.incrementAndGet());
+          Thread t = new Thread(r, threadNamePrefix + n.incrementAndGet());
           t.setDaemon(true);
-          live.add(t);
+          threads.removeIf(old -> !old.isAlive());
+          threads.add(t);
           return t;
         };
     return new ThreadPoolExecutor(
