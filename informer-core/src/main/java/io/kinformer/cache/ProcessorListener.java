@@ -186,13 +186,16 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
     }
   }
 
-  /** Stops delivery: drops what is pending; a call in progress finishes. */
+  /**
+   * Stops delivery: drops what is pending; a call in progress finishes. Dropped initial-list adds
+   * stay counted, so a handler stopped before it saw its whole initial state never reports synced
+   * (as client-go's tracker, whose count is never decremented for them).
+   */
   void stop() {
     lock.lock();
     try {
       removed = true;
       pending.clear();
-      initialPending = 0;
       idle.signalAll();
     } finally {
       lock.unlock();

@@ -150,6 +150,22 @@ class ProcessorListenerTest {
   }
 
   @Test
+  void hasSynced_ofAListenerStoppedBeforeItsInitialAddsWereDelivered_staysFalse() {
+    ProcessorListener<Pod> l = listener(recorder, manual, () -> true);
+    l.add(new Notification.Add<>(pod("ns", "a"), true));
+    l.stop();
+    manual.runAll();
+    assertThat(calls).isEmpty();
+    assertThat(l.hasSynced()).isFalse();
+
+    ProcessorListener<Pod> done = listener(recorder, manual, () -> true);
+    done.add(new Notification.Add<>(pod("ns", "b"), true));
+    manual.runAll();
+    done.stop();
+    assertThat(done.hasSynced()).as("it had seen everything before it stopped").isTrue();
+  }
+
+  @Test
   void stop_dropsPendingAndNoCallStartsAfterIt() {
     ProcessorListener<Pod> l = listener(recorder, manual, () -> true);
     l.add(new Notification.Add<>(pod("ns", "a"), true));
