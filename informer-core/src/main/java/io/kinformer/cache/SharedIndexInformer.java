@@ -108,7 +108,9 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
   /**
    * A future that completes when the informer first syncs, or fails with {@link
    * IllegalStateException} if it is closed before. Completing the returned future has no effect on
-   * the informer.
+   * the informer. Dependent actions registered without an executor run on the informer's
+   * processing thread and delay event processing while they run: use the {@code ...Async}
+   * variants for anything that is not quick.
    */
   CompletableFuture<Void> synced();
 
