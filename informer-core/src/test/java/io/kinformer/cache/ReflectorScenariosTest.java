@@ -368,6 +368,134 @@ class ReflectorScenariosTest {
         true);
   }
 
+  // ---- which failures relist
+  // ---------------------------------------------------------------------
+
+  /** How a failure reaches the reflector while it watches. */
+  enum Delivery {
+    /** The re-watch after a dropped connection is refused with this exception. */
+    REFUSED_WATCH,
+    /** The open watch receives an ERROR event with this status. */
+    ERROR_EVENT
+  }
+
+  record FailureCase(
+      String name,
+      Delivery delivery,
+      ApiException error,
+      ReflectorException.Phase expectedPhase,
+      @org.jspecify.annotations.Nullable String expectedRelistRv) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  private static ApiException api(int code, String reason, String... causes) {
+    return new ApiException(code, reason, "failure " + code, null, List.of(causes), false);
+  }
+
+  static Stream<FailureCase> failureCases() {
+    ReflectorException.Phase start = ReflectorException.Phase.WATCH_START;
+    ReflectorException.Phase event = ReflectorException.Phase.WATCH_ERROR_EVENT;
+    return Stream.of(
+        new FailureCase(
+            "429 on watch: back off, re-watch",
+            Delivery.REFUSED_WATCH,
+            api(429, "TooManyRequests"),
+            start,
+            null),
+        new FailureCase(
+            "500 on watch: back off, re-watch",
+            Delivery.REFUSED_WATCH,
+            api(500, "InternalError"),
+            start,
+            null),
+        new FailureCase(
+            "403 on watch: back off, re-watch",
+            Delivery.REFUSED_WATCH,
+            api(403, "Forbidden"),
+            start,
+            null),
+        new FailureCase(
+            "ERROR event 500: back off, re-watch",
+            Delivery.ERROR_EVENT,
+            api(500, "InternalError"),
+            event,
+            null),
+        new FailureCase(
+            "HTTP 410 on watch: relist at the last RV",
+            Delivery.REFUSED_WATCH,
+            api(410, "Gone"),
+            start,
+            "2"),
+        new FailureCase(
+            "ERROR event 410 Expired: relist at the last RV",
+            Delivery.ERROR_EVENT,
+            api(410, "Expired"),
+            event,
+            "2"),
+        new FailureCase(
+            "ERROR event reason Expired, other code: relist",
+            Delivery.ERROR_EVENT,
+            api(500, "Expired"),
+            event,
+            "2"),
+        new FailureCase(
+            "too large RV on watch: consistent relist",
+            Delivery.REFUSED_WATCH,
+            api(504, "Timeout", "ResourceVersionTooLarge"),
+            start,
+            ""),
+        new FailureCase(
+            "too large RV as ERROR event: consistent relist",
+            Delivery.ERROR_EVENT,
+            api(504, "Timeout", "ResourceVersionTooLarge"),
+            event,
+            ""));
+  }
+
+  /**
+   * client-go {@code TestReflectorListAndWatchWithErrors}, {@code TestBackoffOnTooManyRequests},
+   * {@code TestNoRelistOnTooManyRequests}, {@code TestRetryInternalError}: only "too old" and "too
+   * large" relist; every other failure backs off and re-watches from the last RV (kinformer also
+   * re-watches where client-go would relist). Each failure reaches the error handler.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("failureCases")
+  void watchFailure_relistsOnlyWhenTheResourceVersionIsUnusable(FailureCase c) {
+    source.add(pod("ns", "a")); // rv 2
+    start(builder(source));
+    awaitWatchOpen(1);
+    if (c.delivery() == Delivery.REFUSED_WATCH) {
+      source.failNextWatch(c.error());
+      source.breakWatches(new InformerException("connection reset"));
+      advanceToRetry(); // the re-watch is refused
+      await().until(() -> errors.size() == 2);
+    } else {
+      source.sendToWatches(WatchEvent.error(withEvent(c.error())));
+      await().until(() -> errors.size() == 1);
+    }
+    ReflectorException last = errors.get(errors.size() - 1);
+    assertThat(last.phase()).isEqualTo(c.expectedPhase());
+    assertThat(last.apiError())
+        .hasValueSatisfying(e -> assertThat(e.code()).isEqualTo(c.error().code()));
+
+    advanceToRetry();
+    int watches = c.delivery() == Delivery.REFUSED_WATCH ? 3 : 2;
+    awaitWatchOpen(watches);
+    List<ListOptions> lists = source.listCalls();
+    if (c.expectedRelistRv() == null) {
+      assertThat(lists).hasSize(1);
+      assertThat(source.watchCalls().get(watches - 1).resourceVersion()).isEqualTo("2");
+    } else {
+      assertThat(lists).hasSize(2);
+      String rv = lists.get(1).resourceVersion();
+      assertThat(rv == null ? "" : rv).isEqualTo(c.expectedRelistRv());
+    }
+    assertThat(store.keysToRv()).containsOnlyKeys("ns/a");
+  }
+
   // ---- paging --------------------------------------------------------------------------------
 
   /**

@@ -164,6 +164,113 @@ class SharedInformerScenariosTest {
     assertThat(late.resyncs).isEmpty();
   }
 
+  // ---- relist events
+
+  /** A change made while the watch is down: {@code +name}, {@code ~name}, {@code -name}. */
+  record RelistCase(
+      String name, List<String> initial, List<String> changesWhileDown, List<String> expected) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static Stream<RelistCase> relistCases() {
+    return Stream.of(
+        new RelistCase(
+            "create with no initial objects",
+            List.of(),
+            List.of("+pod-1"),
+            List.of("add ns/pod-1@2")),
+        new RelistCase(
+            "delete all objects",
+            List.of("pod-1", "pod-3"),
+            List.of("-pod-1", "-pod-3"),
+            List.of("delete ns/pod-1@2 unknown", "delete ns/pod-3@3 unknown")),
+        new RelistCase(
+            "create, update, delete",
+            List.of("pod-1", "pod-2", "pod-3"),
+            List.of("~pod-1", "~pod-2", "-pod-3", "+pod-4"),
+            List.of(
+                "add ns/pod-4@8",
+                "delete ns/pod-3@4 unknown",
+                "update ns/pod-1@2->5",
+                "update ns/pod-2@3->6")),
+        new RelistCase(
+            "unchanged objects are not news for a handler without resync",
+            List.of("pod-1", "pod-2"),
+            List.of("~pod-2"),
+            List.of("update ns/pod-2@3->4")));
+  }
+
+  /**
+   * client-go {@code TestReplaceEvents} and {@code TestResetWatch}: what a relist (forced here by
+   * compaction while the watch was down) tells a handler: adds (not initial), updates from the
+   * cached state, deletions with unknown final state, and nothing for what did not change.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("relistCases")
+  void relist_tellsHandlersExactlyWhatChanged(RelistCase c) {
+    for (String n : c.initial()) {
+      source.add(pod("ns", n));
+    }
+    SharedIndexInformer<Pod> informer = informer(builder());
+    List<String> calls = new CopyOnWriteArrayList<>();
+    informer.addEventHandler(
+        new ResourceEventHandler<Pod>() {
+          @Override
+          public void onAdd(Pod obj, boolean isInInitialList) {
+            calls.add("add " + key(obj) + "@" + rvOf(obj) + (isInInitialList ? " initial" : ""));
+          }
+
+          @Override
+          public void onUpdate(Pod oldObj, Pod newObj) {
+            calls.add("update " + key(newObj) + "@" + rvOf(oldObj) + "->" + rvOf(newObj));
+          }
+
+          @Override
+          public void onDelete(Pod obj, boolean finalStateUnknown) {
+            calls.add(
+                "delete " + key(obj) + "@" + rvOf(obj) + (finalStateUnknown ? " unknown" : ""));
+          }
+        });
+    informer.start();
+    awaitWatching(1);
+    await().until(() -> calls.size() == c.initial().size());
+    assertThat(calls).allMatch(line -> line.endsWith(" initial"));
+    calls.clear();
+
+    source.breakWatches(new InformerException("connection reset"));
+    for (String change : c.changesWhileDown()) {
+      String n = change.substring(1);
+      switch (change.charAt(0)) {
+        case '+' -> source.add(pod("ns", n));
+        case '~' -> source.modify(pod("ns", n, Map.of("changed", "yes")));
+        default -> source.delete(pod("ns", n));
+      }
+    }
+    source.compact();
+    while (source.listCalls().size() < 2 || source.openWatchCount() == 0) {
+      await().until(() -> clock.hasPendingTasks() || source.openWatchCount() == 1);
+      if (clock.hasPendingTasks()) {
+        clock.advance(clock.nextDelay().orElseThrow());
+      }
+    }
+
+    await().until(() -> calls.size() >= c.expected().size());
+    assertThat(calls.stream().sorted().toList()).containsExactlyElementsOf(c.expected());
+    assertThat(keysToRv(informer.getIndexer().list()))
+        .isEqualTo(keysToRv(source.objects().values()));
+  }
+
+  private static String key(Pod p) {
+    return Keys.metaNamespaceKey(p);
+  }
+
+  private static String rvOf(Pod p) {
+    return p.getMetadata().getResourceVersion();
+  }
+
   // ---- removal
   // ------------------------------------------------------------------------------------
 
