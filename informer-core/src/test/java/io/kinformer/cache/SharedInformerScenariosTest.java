@@ -271,6 +271,56 @@ class SharedInformerScenariosTest {
     return p.getMetadata().getResourceVersion();
   }
 
+  // ---- handler failures
+
+  /**
+   * The log is the contract here (PITFALLS: a handler exception logged without its stack trace):
+   * WARN, naming the informer, the handler and the object's key, with the stack trace; delivery
+   * goes on. slf4j-simple writes to whatever {@code System.err} is at the time.
+   */
+  @Test
+  void throwingHandler_isLoggedWithHandlerKeyAndStackTrace_andDeliveryGoesOn() {
+    java.io.PrintStream original = System.err;
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      SharedIndexInformer<Pod> informer = informer(builder());
+      List<String> seen = new CopyOnWriteArrayList<>();
+      informer.addEventHandler(
+          new ResourceEventHandler<Pod>() {
+            @Override
+            public void onAdd(Pod obj, boolean isInInitialList) {
+              seen.add(obj.getMetadata().getName());
+              if (obj.getMetadata().getName().equals("bad")) {
+                throw new IllegalStateException("handler bug");
+              }
+            }
+
+            @Override
+            public String toString() {
+              return "exploding-handler";
+            }
+          });
+      source.add(pod("ns", "bad"));
+      source.add(pod("ns", "good"));
+      informer.start();
+      await().until(() -> seen.size() == 2);
+      await()
+          .until(
+              () -> captured.toString(java.nio.charset.StandardCharsets.UTF_8).contains("\tat "));
+      String log = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+      assertThat(log)
+          .contains("WARN")
+          .contains("informer=pods")
+          .contains("exploding-handler")
+          .contains("ns/bad")
+          .contains("java.lang.IllegalStateException: handler bug")
+          .doesNotContain("ns/good");
+    } finally {
+      System.setErr(original);
+    }
+  }
+
   // ---- removal
   // ------------------------------------------------------------------------------------
 
