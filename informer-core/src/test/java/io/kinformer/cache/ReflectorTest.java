@@ -1,8 +1,8 @@
 package io.kinformer.cache;
 
+import static io.kinformer.cache.InformerTestSupport.await;
 import static io.kinformer.cache.TestPods.pod;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kinformer.time.FakeClock;

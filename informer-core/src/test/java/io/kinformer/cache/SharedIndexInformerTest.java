@@ -1,9 +1,9 @@
 package io.kinformer.cache;
 
+import static io.kinformer.cache.InformerTestSupport.await;
 import static io.kinformer.cache.TestPods.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
-import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kinformer.time.FakeClock;
@@ -75,7 +75,15 @@ class SharedIndexInformerTest {
   }
 
   private void advanceToRetry() {
-    await().until(clock::hasPendingTasks);
+    advanceToRetry(0);
+  }
+
+  /**
+   * Waits until the reflector has scheduled its retry on top of {@code otherTasks} tasks that are
+   * always pending (a resync tick), then moves time to the earliest one, which must be the retry.
+   */
+  private void advanceToRetry(int otherTasks) {
+    await().until(() -> clock.pendingTaskCount() > otherTasks);
     clock.advance(clock.nextDelay().orElseThrow());
   }
 
@@ -283,8 +291,8 @@ class SharedIndexInformerTest {
     source.modify(pod("ns", "changed"));
     source.delete(pod("ns", "gone"));
     source.compact();
-    advanceToRetry(); // re-watch -> 410
-    advanceToRetry(); // relist
+    advanceToRetry(1); // re-watch -> 410 (the other pending task is the hourly resync tick)
+    advanceToRetry(1); // relist
 
     await().until(() -> plain.calls.size() == 5);
     assertThat(plain.calls.subList(3, 5))

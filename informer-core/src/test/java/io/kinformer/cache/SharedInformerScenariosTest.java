@@ -390,6 +390,53 @@ class SharedInformerScenariosTest {
     assertThat(calls).hasSize(1);
   }
 
+  /** client-go {@code TestSharedInformerMultipleRegistration}. */
+  @Test
+  void sameHandlerRegisteredTwice_getsEverythingTwice_untilOneRegistrationIsRemoved() {
+    SharedIndexInformer<Pod> informer = informer(builder());
+    List<String> calls = new CopyOnWriteArrayList<>();
+    ResourceEventHandler<Pod> handler =
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(Pod obj, boolean isInInitialList) {
+            calls.add(obj.getMetadata().getName());
+          }
+        };
+    ResourceEventHandlerRegistration first = informer.addEventHandler(handler);
+    ResourceEventHandlerRegistration second = informer.addEventHandler(handler);
+    informer.start();
+    awaitWatching(1);
+    source.add(pod("ns", "a"));
+    await().until(() -> calls.size() == 2);
+
+    informer.removeEventHandler(first);
+    assertThat(first.isRemoved()).isTrue();
+    assertThat(second.isRemoved()).isFalse();
+    source.add(pod("ns", "b"));
+    await().until(() -> calls.contains("b"));
+    source.add(pod("ns", "c"));
+    await().until(() -> calls.contains("c"));
+    assertThat(calls).containsExactly("a", "a", "b", "c");
+  }
+
+  /**
+   * client-go {@code TestSharedInformerRemoveForeignHandler}, with kinformer's stricter answer: a
+   * registration of another informer is refused (client-go ignores it) and stays registered where
+   * it belongs.
+   */
+  @Test
+  void removeEventHandler_ofAnotherInformersRegistration_isRefusedAndChangesNothing() {
+    SharedIndexInformer<Pod> informer = informer(builder());
+    SharedIndexInformer<Pod> other = informer(builder());
+    ResourceEventHandlerRegistration reg = informer.addEventHandler(new ReplayingHandler("h"));
+    org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+        .isThrownBy(() -> other.removeEventHandler(reg));
+    assertThat(reg.isRemoved()).isFalse();
+    informer.removeEventHandler(reg);
+    other.removeEventHandler(reg); // a removed registration is accepted anywhere: a no-op
+    assertThat(reg.isRemoved()).isTrue();
+  }
+
   // ---- handlers joining while events flow
   // ----------------------------------------------------------
 
