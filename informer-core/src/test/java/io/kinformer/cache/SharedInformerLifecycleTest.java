@@ -268,6 +268,64 @@ class SharedInformerLifecycleTest {
         .isThrownBy(() -> informer.addEventHandler(new ReplayingHandler("x")));
   }
 
+  /**
+   * client-go {@code TestSharedInformerHandlerAbuse}: workers keep adding and removing handlers
+   * while events flow, and the informer is closed under them. Nothing but the "closed" refusal may
+   * come out, and afterwards every registration is removed and no thread is left.
+   */
+  @Test
+  @org.junit.jupiter.api.Tag("stress")
+  void stress_handlersAddedAndRemovedWhileEventsFlowAndTheInformerCloses() throws Exception {
+    SharedIndexInformer<Pod> informer = informer("abuse");
+    informer.start();
+    await().until(() -> source.openWatchCount() == 1);
+    List<ResourceEventHandlerRegistration> all = new CopyOnWriteArrayList<>();
+    List<Throwable> unexpected = new CopyOnWriteArrayList<>();
+    List<Thread> workers = new ArrayList<>();
+    for (int w = 0; w < 16; w++) {
+      Random random = new Random(w);
+      Thread th =
+          new Thread(
+              () -> {
+                List<ResourceEventHandlerRegistration> mine = new ArrayList<>();
+                try {
+                  while (!informer.isStopped()) {
+                    if (mine.isEmpty() || random.nextBoolean()) {
+                      ResourceEventHandlerRegistration r =
+                          informer.addEventHandler(
+                              new ReplayingHandler("abuse"), java.time.Duration.ofSeconds(1));
+                      mine.add(r);
+                      all.add(r);
+                    } else {
+                      informer.removeEventHandler(mine.remove(random.nextInt(mine.size())));
+                    }
+                  }
+                } catch (IllegalStateException closed) {
+                  // the informer closed under us: the expected end
+                } catch (RuntimeException e) {
+                  unexpected.add(e);
+                }
+              },
+              "test-abuse-" + w);
+      workers.add(th);
+      th.start();
+    }
+    for (int i = 0; i < 5000; i++) {
+      if (i % 3 == 2) {
+        source.delete(pod("ns", "p" + (i - 1)));
+      } else {
+        source.add(pod("ns", "p" + i));
+      }
+    }
+    informer.close();
+    for (Thread th : workers) {
+      th.join(TimeUnit.SECONDS.toMillis(60));
+    }
+    assertThat(unexpected).isEmpty();
+    assertThat(all).isNotEmpty().allSatisfy(r -> assertThat(r.isRemoved()).isTrue());
+    assertThat(liveNamesStartingWith("kinformer-abuse-")).isEmpty();
+  }
+
   @Test
   void registrationHasSynced_waitsUntilItsHandlerReturnedFromEveryInitialAdd() throws Exception {
     for (int i = 0; i < 3; i++) {
