@@ -108,9 +108,9 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
   /**
    * A future that completes when the informer first syncs, or fails with {@link
    * IllegalStateException} if it is closed before. Completing the returned future has no effect on
-   * the informer. Dependent actions registered without an executor run on the informer's
-   * processing thread and delay event processing while they run: use the {@code ...Async}
-   * variants for anything that is not quick.
+   * the informer. Dependent actions registered without an executor run on the informer's processing
+   * thread and delay event processing while they run: use the {@code ...Async} variants for
+   * anything that is not quick.
    */
   CompletableFuture<Void> synced();
 
@@ -157,7 +157,11 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
 
   /**
    * Stops the informer: ends its watch and threads, drops pending notifications, and returns once
-   * no handler call is running and none will start. Idempotent. The cache keeps its last content.
+   * no handler call is running, none will start, and the informer's own threads have ended. It may
+   * be called from a handler or a {@link WatchErrorHandler}: it then does not wait for the call it
+   * is made from (which would wait for itself), and the calling thread ends once that call returns.
+   * Idempotent: a second call, even while the first is still closing, returns at once. The cache
+   * keeps its last content.
    */
   @Override
   void close();
