@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -95,6 +96,14 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   private volatile @Nullable DeltaFifo<T> fifo;
   private volatile @Nullable Reflector<T> reflector;
   private @Nullable Thread processingThread;
+  // The same thread, readable without the lifecycle lock (by a second close()).
+  private volatile @Nullable Thread processingThreadRef;
+
+  /** Counted down when the first close() has finished. */
+  private final CountDownLatch closed = new CountDownLatch(1);
+
+  /** The listeners the first close() stopped and may still be waiting for. */
+  private volatile List<ProcessorListener<T>> closingListeners = List.of();
 
   DefaultSharedIndexInformer(SharedIndexInformer.Builder<T> b) {
     this.name = b.name;
@@ -126,8 +135,8 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   /**
    * An elastic pool for handler delivery: a thread per concurrently draining handler, created on
    * demand, gone after 30 s idle. Idle handlers cost no thread. Every thread it makes is recorded
-   * in {@code threads} (dead ones are dropped whenever a new one is made), so that close() can
-   * join them: a thread that has left the pool is not necessarily dead yet.
+   * in {@code threads} (dead ones are dropped whenever a new one is made), so that close() can join
+   * them: a thread that has left the pool is not necessarily dead yet.
    */
   static ExecutorService newDeliveryExecutor(String threadNamePrefix, Set<Thread> threads) {
     AtomicInteger n = new AtomicInteger();
@@ -365,6 +374,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
       this.fifo = f;
       this.reflector = r;
       this.processingThread = t;
+      this.processingThreadRef = t;
       started = true;
       t.start();
       r.start();
@@ -453,14 +463,17 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
     Reflector<T> r;
     DeltaFifo<T> f;
     Thread t;
+    boolean alreadyClosing;
     synchronized (lifecycle) {
-      if (stopped) {
-        return;
-      }
+      alreadyClosing = stopped;
       stopped = true;
       r = reflector;
       f = fifo;
       t = processingThread;
+    }
+    if (alreadyClosing) {
+      awaitFirstClose(); // never under the lifecycle lock: a handler closing too would block on it
+      return;
     }
     if (r != null) {
       r.close();
@@ -480,6 +493,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
       }
     }
     List<ProcessorListener<T>> listeners = processor.stopAll();
+    closingListeners = listeners;
     for (ProcessorListener<T> l : listeners) {
       try {
         // Skips the caller's own call when close() runs inside a handler.
@@ -499,10 +513,52 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
     }
     syncedFuture.completeExceptionally(
         new IllegalStateException("informer " + name + " was closed before it synced"));
+    closingListeners = List.of();
+    closed.countDown();
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
     log.info("informer={} closed", name);
+  }
+
+  /**
+   * A second close() waits for the first to finish, so that every caller may rely on "nothing runs
+   * after close() returns", except on a thread of this informer (a handler, the watch error
+   * handler): the first close() may be waiting for that very thread.
+   */
+  private void awaitFirstClose() {
+    if (isInformerThread()) {
+      return;
+    }
+    try {
+      if (!closed.await(CLOSE_WAIT.toMillis() * 3, TimeUnit.MILLISECONDS)) {
+        log.warn("informer={} is still closing after {}", name, CLOSE_WAIT.multipliedBy(3));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private boolean isInformerThread() {
+    Thread current = Thread.currentThread();
+    Reflector<T> r = reflector;
+    if (current == processingThreadRef || (r != null && r.isReflectorThread())) {
+      return true;
+    }
+    if (deliveryThreads.contains(current)) {
+      return true;
+    }
+    for (ProcessorListener<T> l : closingListeners) {
+      if (l.isDeliveringOnCurrentThread()) {
+        return true;
+      }
+    }
+    for (ProcessorListener<T> l : processor.listeners()) {
+      if (l.isDeliveringOnCurrentThread()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -202,6 +202,16 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
     }
   }
 
+  /** Whether the calling thread is running this listener's handler right now. */
+  boolean isDeliveringOnCurrentThread() {
+    lock.lock();
+    try {
+      return delivering && deliveringThread == Thread.currentThread();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /**
    * Waits until no handler call is in progress (after {@link #stop()}, none will start again). A
    * call made from inside this listener's own handler (which would wait for itself) does not wait

@@ -205,6 +205,11 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     log.debug("reflector={} started", name);
   }
 
+  /** Whether the calling thread is this reflector's own thread (inside a callback it runs). */
+  boolean isReflectorThread() {
+    return threads.contains(Thread.currentThread());
+  }
+
   /** Whether {@link #start()} was called and {@link #close()} was not. */
   public boolean isRunning() {
     synchronized (lifecycleLock) {

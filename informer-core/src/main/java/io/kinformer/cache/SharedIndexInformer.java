@@ -160,8 +160,8 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
    * no handler call is running, none will start, and the informer's own threads have ended. It may
    * be called from a handler or a {@link WatchErrorHandler}: it then does not wait for the call it
    * is made from (which would wait for itself), and the calling thread ends once that call returns.
-   * Idempotent: a second call, even while the first is still closing, returns at once. The cache
-   * keeps its last content.
+   * Idempotent: a second call waits for the first one to finish, unless it is made from such a
+   * callback. The cache keeps its last content.
    */
   @Override
   void close();

@@ -174,6 +174,55 @@ class SharedInformerLifecycleTest {
   }
 
   @Test
+  void secondClose_whileTheFirstWaitsForAHandler_alsoWaits_butNotFromInsideAHandler()
+      throws Exception {
+    SharedIndexInformer<Pod> informer = informer("double-close");
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    List<String> closeInHandlerReturned = new CopyOnWriteArrayList<>();
+    informer.addEventHandler(
+        new ResourceEventHandler<Pod>() {
+          @Override
+          public void onAdd(Pod obj, boolean isInInitialList) {
+            entered.countDown();
+            try {
+              release.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            informer.close(); // the first close() waits for this very call: must not wait back
+            closeInHandlerReturned.add("returned");
+          }
+        });
+    source.add(pod("ns", "a"));
+    informer.start();
+    assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+
+    Thread first = new Thread(informer::close, "test-close-1");
+    first.start();
+    await().until(informer::isStopped);
+    Thread second = new Thread(informer::close, "test-close-2");
+    second.start();
+    await()
+        .until(
+            () ->
+                second.getState() == Thread.State.TIMED_WAITING
+                    || second.getState() == Thread.State.WAITING
+                    || second.getState() == Thread.State.TERMINATED);
+    assertThat(second.getState())
+        .as("the second close() waits too")
+        .isNotEqualTo(Thread.State.TERMINATED);
+
+    release.countDown();
+    first.join(TimeUnit.SECONDS.toMillis(10));
+    second.join(TimeUnit.SECONDS.toMillis(10));
+    assertThat(first.isAlive()).isFalse();
+    assertThat(second.isAlive()).isFalse();
+    assertThat(closeInHandlerReturned).containsExactly("returned");
+    assertThat(liveNamesStartingWith("kinformer-double-close-")).isEmpty();
+  }
+
+  @Test
   void closeRacingStart_neverLeavesThreadsAndNeverStartsAfterClose() throws Exception {
     for (int round = 0; round < 30; round++) {
       SharedIndexInformer<Pod> informer = informer("race-" + round);
