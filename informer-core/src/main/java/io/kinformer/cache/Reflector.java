@@ -553,8 +553,10 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
 
   /** Watches until the stream ends cleanly (returns) or fails (throws). */
   private void watch(@Nullable Watch<T> alreadyOpen) {
-    Watch<T> w = alreadyOpen != null ? alreadyOpen : openWatch(watchOptions());
+    // As client-go, start the clock before the request: some proxies send the response headers
+    // only with the first event, so the call itself may take the whole short watch.
     long started = clock.nanoTime();
+    Watch<T> w = alreadyOpen != null ? alreadyOpen : openWatch(watchOptions());
     int events = 0;
     try {
       while (!closed) {

@@ -139,19 +139,20 @@ class SharedInformerLifecycleTest {
     CountDownLatch entered = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     List<String> calls = new CopyOnWriteArrayList<>();
-    informer.addEventHandler(
-        new ResourceEventHandler<Pod>() {
-          @Override
-          public void onAdd(Pod obj, boolean isInInitialList) {
-            calls.add(obj.getMetadata().getName());
-            entered.countDown();
-            try {
-              release.await();
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            }
-          }
-        });
+    ResourceEventHandlerRegistration reg =
+        informer.addEventHandler(
+            new ResourceEventHandler<Pod>() {
+              @Override
+              public void onAdd(Pod obj, boolean isInInitialList) {
+                calls.add(obj.getMetadata().getName());
+                entered.countDown();
+                try {
+                  release.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              }
+            });
     informer.start();
     await().until(() -> source.openWatchCount() == 1);
     for (int i = 0; i < 10; i++) {
@@ -161,7 +162,7 @@ class SharedInformerLifecycleTest {
 
     Thread closer = new Thread(informer::close, "test-closer");
     closer.start();
-    await().until(informer::isStopped);
+    await().until(reg::isRemoved); // close() has stopped the listener, and now waits for p0
     assertThat(closer.isAlive()).as("close waits for the call in progress").isTrue();
     release.countDown();
     closer.join(TimeUnit.SECONDS.toMillis(10));
