@@ -54,6 +54,15 @@ import org.slf4j.LoggerFactory;
  *
  * {@link #lifecycle} guards start/stop and handler registration; it is taken before {@link
  * #blockDeltas} when a late handler is added, and never while the FIFO lock is held.
+ *
+ * <h2>Closing</h2>
+ *
+ * {@link #close()} stops, in order: the reflector (joining its thread), the FIFO and the processing
+ * thread (joined), every listener (then waits until none is inside its handler), and the owned
+ * delivery pool (joined). It holds no lock while it waits. A thread never waits for itself: called
+ * from a handler it skips that listener's in-progress call and the pool's join; called on the
+ * reflector thread it skips that join. A second close() waits for {@link #closed} unless it runs
+ * on one of the informer's threads. See docs/concurrency.md.
  */
 final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedIndexInformer<T> {
 
