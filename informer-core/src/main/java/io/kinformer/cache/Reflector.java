@@ -218,11 +218,11 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   }
 
   /**
-   * Stops the loop: ends the open watch, cancels pending retries and the resync tick, and waits for
-   * the reflector thread to end (an in-flight list request finishes first, bounded by its own
-   * timeout). Called on the reflector thread itself (from a {@link WatchErrorHandler}, or from a
-   * transform), it does not wait for that thread, which ends as soon as the callback returns.
-   * Idempotent.
+   * Stops the loop: ends the open watch, cancels pending retries and the resync tick, interrupts
+   * the reflector thread (so that a list request in flight is abandoned, with transports that
+   * honour interrupts, as OkHttp does) and waits for it to end. Called on the reflector thread
+   * itself (from a {@link WatchErrorHandler}, or from a transform), it neither interrupts nor waits
+   * for that thread, which ends as soon as the callback returns. Idempotent.
    */
   @Override
   public void close() {
@@ -245,8 +245,11 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
       w.close();
     }
     if (e != null) {
-      e.shutdown();
-      if (!threads.contains(Thread.currentThread())) {
+      if (threads.contains(Thread.currentThread())) {
+        e.shutdown(); // called from a callback on our own thread: neither interrupt nor wait
+      } else {
+        // The interrupt abandons a list (or watch) request in flight instead of waiting for it.
+        e.shutdownNow();
         awaitThreads(e);
       }
     }
@@ -257,8 +260,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   private void awaitThreads(ExecutorService e) {
     try {
       if (!e.awaitTermination(CLOSE_WAIT.toSeconds(), TimeUnit.SECONDS)) {
-        log.warn("reflector={} thread did not stop within {}; interrupting it", name, CLOSE_WAIT);
-        e.shutdownNow();
+        log.warn("reflector={} thread did not stop within {} of an interrupt", name, CLOSE_WAIT);
         return;
       }
       for (Thread t : threads) {

@@ -634,6 +634,44 @@ class ReflectorScenariosTest {
   }
 
   @Test
+  void close_whileAListRequestHangs_interruptsItAndReturns() throws Exception {
+    java.util.concurrent.CountDownLatch listing = new java.util.concurrent.CountDownLatch(1);
+    List<String> outcome = new CopyOnWriteArrayList<>();
+    ListerWatcher<Pod> hanging =
+        new ListerWatcher<>() {
+          @Override
+          public ListResult<Pod> list(ListOptions options) {
+            listing.countDown();
+            try {
+              new java.util.concurrent.CountDownLatch(1).await(); // a server that never answers
+              throw new AssertionError("unreachable");
+            } catch (InterruptedException e) {
+              outcome.add("interrupted");
+              Thread.currentThread().interrupt();
+              throw new InformerException("list interrupted", e);
+            }
+          }
+
+          @Override
+          public Watch<Pod> watch(ListOptions options) {
+            return source.watch(options);
+          }
+        };
+    start(builder(hanging));
+    assertThat(listing.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+    Thread closer = new Thread(reflector::close, "test-closer");
+    closer.start();
+    // Without the interrupt, close() would wait 30 s for the list to answer.
+    await().until(() -> !closer.isAlive());
+    assertThat(outcome).containsExactly("interrupted");
+    assertThat(errors).as("a failure caused by close() is not reported").isEmpty();
+    assertThat(Thread.getAllStackTraces().keySet())
+        .extracting(Thread::getName)
+        .doesNotContain("kinformer-pods-reflector");
+  }
+
+  @Test
   void close_returnsOnlyOnceTheReflectorThreadIsGone() {
     start(builder(source));
     awaitWatchOpen(1);
