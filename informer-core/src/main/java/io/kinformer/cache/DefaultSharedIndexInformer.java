@@ -377,7 +377,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
       f.synced()
           .thenRun(
               () -> {
-                log.info("informer={} synced at rv={}", name, lastSyncResourceVersion());
+                log.info("informer={} synced with {} objects", name, indexer.listKeys().size());
                 syncedFuture.complete(null);
               });
       this.fifo = f;
