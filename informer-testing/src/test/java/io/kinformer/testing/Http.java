@@ -130,7 +130,8 @@ final class Http {
       b.header("Accept", accept);
     }
     try {
-      return new WatchStream(client.newCall(b.build()).execute());
+      okhttp3.Call call = client.newCall(b.build());
+      return new WatchStream(call, call.execute());
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
@@ -140,9 +141,11 @@ final class Http {
   static final class WatchStream implements AutoCloseable {
     private static final Object END = new Object();
     final Response response;
+    private final okhttp3.Call call;
     private final LinkedBlockingQueue<Object> lines = new LinkedBlockingQueue<>();
 
-    WatchStream(Response response) {
+    WatchStream(okhttp3.Call call, Response response) {
+      this.call = call;
       this.response = response;
       Thread t = new Thread(() -> {
         try {
@@ -154,6 +157,8 @@ final class Http {
           lines.add(END);
         } catch (IOException | RuntimeException e) {
           lines.add(e);
+        } finally {
+          response.close();
         }
       }, "test-watch-reader");
       t.setDaemon(true);
@@ -213,9 +218,10 @@ final class Http {
       return lines.isEmpty();
     }
 
+    /** Cancels the call; the reader thread then closes the response. */
     @Override
     public void close() {
-      response.close();
+      call.cancel();
     }
   }
 
