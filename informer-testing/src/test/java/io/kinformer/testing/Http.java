@@ -31,9 +31,13 @@ final class Http {
   }
 
   Http(EmbeddedApiServer server, OkHttpClient.Builder builder) {
+    this(server.url().toString(), server.bearerToken().orElse(null), builder);
+  }
+
+  Http(String base, String token, OkHttpClient.Builder builder) {
     this.client = builder.readTimeout(Duration.ofSeconds(30)).build();
-    this.base = server.url().toString();
-    this.token = server.bearerToken().orElse(null);
+    this.base = base;
+    this.token = token;
   }
 
   static OkHttpClient.Builder h2cPriorKnowledge() {
