@@ -4,7 +4,6 @@ import io.kinformer.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.function.Function;
@@ -523,9 +522,5 @@ final class ApiOps {
       o.putObject("metadata").put("name", ns);
       create(NAMESPACES, null, o);
     }
-  }
-
-  static @Nullable String string(Map<String, String> m, String k) {
-    return m.get(k);
   }
 }

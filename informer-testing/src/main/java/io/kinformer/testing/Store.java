@@ -251,15 +251,21 @@ final class Store {
   private static NavigableMap<String, StoredObject> range(
       TreeMap<String, StoredObject> objects, @Nullable String namespace,
       @Nullable String startAfter) {
-    NavigableMap<String, StoredObject> m = objects;
-    if (namespace != null) {
-      m = m.subMap(StoredObject.namespaceStart(namespace), true,
-          StoredObject.namespaceEnd(namespace), false);
+    String from = namespace == null ? null : StoredObject.namespaceStart(namespace);
+    boolean fromInclusive = true;
+    if (startAfter != null && (from == null || startAfter.compareTo(from) >= 0)) {
+      from = startAfter;
+      fromInclusive = false;
     }
-    if (startAfter != null) {
-      m = m.tailMap(startAfter, false);
+    String to = namespace == null ? null : StoredObject.namespaceEnd(namespace);
+    if (from != null && to != null && from.compareTo(to) >= 0) {
+      return new TreeMap<>();
     }
-    return m;
+    if (from == null) {
+      return to == null ? objects : objects.headMap(to, false);
+    }
+    return to == null ? objects.tailMap(from, fromInclusive)
+        : objects.subMap(from, fromInclusive, to, false);
   }
 
   private static boolean inRange(String key, @Nullable String namespace,
