@@ -93,6 +93,28 @@ class FaultsTest {
   }
 
   @Test
+  void aClientThatGoesAway_overHttp11_releasesItsWatchAtTheNextWrite() {
+    Http.WatchStream w = http.watch("/api/v1/namespaces/default/pods?watch=1");
+    await().until(() -> faults.openWatches("pods") == 1);
+    w.close();
+    // HTTP/1.1 has no way to notice a silent peer's close until a write fails.
+    java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+    await().until(() -> {
+      http.createPod("default", "probe-" + n.incrementAndGet(), "x");
+      return faults.openWatches("pods") == 0;
+    });
+  }
+
+  @Test
+  void aClientThatGoesAway_overH2c_releasesItsWatch() {
+    Http h2c = new Http(server, Http.h2cPriorKnowledge());
+    Http.WatchStream w = h2c.watch("/api/v1/namespaces/default/pods?watch=1");
+    await().until(() -> faults.openWatches("pods") == 1);
+    w.close();
+    await().until(() -> faults.openWatches("pods") == 0);
+  }
+
+  @Test
   void resetAllWatches_abortsTheConnection() {
     try (Http.WatchStream w = http.watch("/api/v1/namespaces/default/pods?watch=1")) {
       await().until(() -> faults.openWatches("pods") == 1);
