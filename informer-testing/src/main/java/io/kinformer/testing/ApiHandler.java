@@ -2,6 +2,7 @@ package io.kinformer.testing;
 
 import io.kinformer.time.Scheduler;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -12,6 +13,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Executor;
+import java.util.zip.Deflater;
+import java.util.zip.GZIPOutputStream;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -39,6 +42,7 @@ final class ApiHandler extends Handler.Abstract {
 
   private static final Logger log = LoggerFactory.getLogger(ApiHandler.class);
   private static final int BUFFER = 64 * 1024;
+  private static final long GZIP_THRESHOLD = 128 * 1024;
   private static final String JSON = "application/json";
   private static final String META_LIST = "as=partialobjectmetadatalist";
   private static final String META_OBJECT = "as=partialobjectmetadata";
@@ -350,7 +354,7 @@ final class ApiHandler extends Handler.Abstract {
         long rv = store.currentRv();
         List<StoredObject> deleted = ops.deleteCollection(type, filter,
             ApiOps.DeleteOptions.parse(body(request), query.getValue("gracePeriodSeconds")));
-        writeList(response, callback, type, rv, null, -1, deleted, false);
+        writeList(request, response, callback, type, rv, null, -1, deleted, false);
         return;
       }
       default:
@@ -563,20 +567,45 @@ final class ApiHandler extends Handler.Abstract {
         }
       }
     }
-    writeList(response, callback, type, snap.rv(), next, remaining, page, meta);
+    writeList(request, response, callback, type, snap.rv(), next, remaining, page, meta);
+  }
+
+  /** gzip at level 1, as kube-apiserver's defaultGzipContentEncodingLevel. */
+  private static final class FastGzip extends GZIPOutputStream {
+    FastGzip(OutputStream out) throws IOException {
+      super(out, BUFFER);
+      def.setLevel(Deflater.BEST_SPEED);
+    }
   }
 
   private static @Nullable String nonEmpty(@Nullable String s) {
     return s == null || s.isEmpty() ? null : s;
   }
 
-  /** Streams a list: the envelope from Jackson, the items as their stored bytes. */
-  private void writeList(Response response, Callback callback, ResourceType type, long rv,
-      @Nullable String next, long remaining, List<StoredObject> items, boolean meta)
-      throws IOException {
+  /**
+   * Streams a list: the envelope from Jackson, the items as their stored bytes. Like the real
+   * server, a list over 128 KiB is gzipped (level 1) when the client accepts gzip.
+   */
+  private void writeList(Request request, Response response, Callback callback,
+      ResourceType type, long rv, @Nullable String next, long remaining,
+      List<StoredObject> items, boolean meta) throws IOException {
     response.setStatus(200);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, JSON);
     headers(response, true);
+    long size = 0;
+    for (StoredObject o : items) {
+      size += meta ? o.partialMetadata().length : o.json.length;
+      if (size > GZIP_THRESHOLD) {
+        break;
+      }
+    }
+    String acceptEncoding = request.getHeaders().get(HttpHeader.ACCEPT_ENCODING);
+    boolean gzip = size > GZIP_THRESHOLD && acceptEncoding != null
+        && acceptEncoding.toLowerCase(Locale.ROOT).contains("gzip");
+    if (gzip) {
+      response.getHeaders().put(HttpHeader.CONTENT_ENCODING, "gzip");
+      response.getHeaders().put(HttpHeader.VARY, "Accept-Encoding");
+    }
     ObjectNode head = Json.MAPPER.createObjectNode();
     head.put("kind", meta ? "PartialObjectMetadataList" : type.kind() + "List");
     head.put("apiVersion", meta ? "meta.k8s.io/v1" : type.apiVersion());
@@ -589,7 +618,8 @@ final class ApiHandler extends Handler.Abstract {
       }
     }
     byte[] h = Json.bytes(head);
-    try (ResponseOutput out = new ResponseOutput(response, BUFFER)) {
+    try (OutputStream out = gzip ? new FastGzip(new ResponseOutput(response, BUFFER))
+        : new ResponseOutput(response, BUFFER)) {
       out.write(h, 0, h.length - 1);
       out.write(",\"items\":[".getBytes(StandardCharsets.UTF_8));
       boolean first = true;
@@ -703,7 +733,8 @@ final class ApiHandler extends Handler.Abstract {
     }
     watches.add(session);
     request.addFailureListener(t -> session.stop(false));
-    Duration deadline = timeoutSeconds >= 0 ? Duration.ofSeconds(timeoutSeconds)
+    // As the real server: no (or a zero) timeoutSeconds means a random 30 to 60 minutes.
+    Duration deadline = timeoutSeconds > 0 ? Duration.ofSeconds(timeoutSeconds)
         : Duration.ofSeconds(1800 + ops.randomLong(1800));
     session.startTimers(settings.scheduler(), store, settings.bookmarkInterval(), deadline);
     boolean clean = false;

@@ -65,6 +65,11 @@ class TransportTest {
       }
       assertThat(new Http(server).get("/api/v1/namespaces").protocol())
           .isEqualTo(Protocol.HTTP_1_1);
+      try (Http.WatchStream w = h2c.watch("/api/v1/namespaces/default/pods?watch=1")) {
+        org.awaitility.Awaitility.await().until(() -> server.faults().openWatches("pods") == 1);
+        server.faults().resetAllWatches();
+        assertThat(w.assertFails()).isInstanceOf(java.io.IOException.class);
+      }
     }
   }
 
