@@ -343,7 +343,11 @@ final class ApiOps {
       }
       JsonNode fin = resultMeta.get("finalizers");
       boolean noFinalizers = fin == null || fin.isNull() || fin.isEmpty();
-      if (cur.deleting && noFinalizers && !cur.finalizers.isEmpty()) {
+      // The generic registry deletes an object being deleted (with no grace period left) as
+      // soon as an update empties its finalizers; watchers get only DELETED, carrying the last
+      // persisted state, and the caller gets the update's result at the old RV (transcript 07).
+      if (cur.deleting && noFinalizers && !cur.finalizers.isEmpty()
+          && oldMeta.path("deletionGracePeriodSeconds").asLong(0) == 0) {
         txn.delete();
         return new Result(200, StoredObject.of(type, result, cur.rv).json);
       }

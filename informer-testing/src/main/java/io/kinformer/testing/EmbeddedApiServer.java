@@ -72,7 +72,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
   public static final List<String> INITIAL_NAMESPACES =
       List.of("default", "kube-system", "kube-public", "kube-node-lease");
 
-  private final Builder config;
+  private final @Nullable String bearerToken;
   private final Registry registry = new Registry();
   private final Store store;
   private final ApiOps ops;
@@ -89,7 +89,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
   private boolean closed;
 
   private EmbeddedApiServer(Builder b) {
-    this.config = b;
+    this.bearerToken = b.bearerToken;
     this.store = new Store(b.watchHistorySize, 0);
     this.ops = new ApiOps(registry, store, b.clock, b.random);
     this.faults = new Faults(watches, store);
@@ -211,7 +211,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
 
   /** The bearer token clients must send, if the server requires one. */
   public Optional<String> bearerToken() {
-    return Optional.ofNullable(config.bearerToken);
+    return Optional.ofNullable(bearerToken);
   }
 
   /** The server's self-signed certificate (also its own CA), when it speaks TLS. */
@@ -247,8 +247,8 @@ public final class EmbeddedApiServer implements AutoCloseable {
           .encodeToString(certificates.pem().getBytes(StandardCharsets.US_ASCII))).append('\n');
     }
     y.append("users:\n- name: kinformer\n  user:");
-    if (config.bearerToken != null) {
-      y.append("\n    token: ").append(config.bearerToken).append('\n');
+    if (bearerToken != null) {
+      y.append("\n    token: ").append(bearerToken).append('\n');
     } else {
       y.append(" {}\n");
     }

@@ -101,6 +101,22 @@ class WatchProtocolTest {
   }
 
   @Test
+  void watch_fromAFutureRv_staysSilentUntilTheRvIsPassed() {
+    long future = server.resourceVersion() + 2;
+    try (Http.WatchStream w = http.watch(PODS + "?watch=1&allowWatchBookmarks=true"
+        + "&resourceVersion=" + future)) {
+      http.labelPod("w", "a", "k", "1");
+      http.labelPod("w", "a", "k", "2");
+      clock.advance(Duration.ofSeconds(60)); // the RV has not passed the start: no bookmark
+      long rv = http.labelPod("w", "a", "k", "3");
+      assertThat(rv).isEqualTo(future + 1);
+      JsonNode e = w.next();
+      assertThat(type(e)).isEqualTo("MODIFIED");
+      assertThat(rv(e)).isEqualTo(rv);
+    }
+  }
+
+  @Test
   void watch_legacyPath_behavesLikeWatchTrue() {
     try (Http.WatchStream w = http.watch("/api/v1/watch/namespaces/w/pods?resourceVersion=0")) {
       assertThat(name(w.next())).isEqualTo("a");
