@@ -303,7 +303,7 @@ final class ApiOps {
       }
       ObjectNode result;
       if (statusOnly) {
-        result = old;
+        result = cur.tree();
         JsonNode st = next.get("status");
         if (st == null) {
           result.remove("status");
@@ -338,8 +338,8 @@ final class ApiOps {
       result.put("apiVersion", type.apiVersion());
       ObjectNode resultMeta = Json.objectOrEmpty(result, "metadata");
       resultMeta.put("resourceVersion", Long.toString(cur.rv));
-      if (StoredObject.of(type, result.deepCopy(), cur.rv).equalsContent(cur)) {
-        return new Result(200, cur.json);
+      if (result.equals(old)) {
+        return new Result(200, cur.json); // a no-op update writes nothing and keeps the RV
       }
       JsonNode fin = resultMeta.get("finalizers");
       boolean noFinalizers = fin == null || fin.isNull() || fin.isEmpty();
