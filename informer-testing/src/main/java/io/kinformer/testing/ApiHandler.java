@@ -149,7 +149,8 @@ final class ApiHandler extends Handler.Abstract {
     }
     String namespace = null;
     if (rest.get(0).equals("namespaces") && rest.size() >= 3
-        && !(rest.size() == 3 && (rest.get(2).equals("status") || rest.get(2).equals("finalize")))) {
+        && !(rest.size() == 3
+            && (rest.get(2).equals("status") || rest.get(2).equals("finalize")))) {
       namespace = rest.get(1);
       rest = rest.subList(2, rest.size());
     }
@@ -315,6 +316,11 @@ final class ApiHandler extends Handler.Abstract {
       throw ApiError.methodNotAllowed();
     }
     checkAcceptable(request);
+    if (verb != Verb.LIST && verb != Verb.WATCH && verb != Verb.GET
+        && nonEmpty(query.getValue("dryRun")) != null) {
+      // Honest refusal rather than a silent real write.
+      throw ApiError.badRequest("dryRun is not supported by the embedded API server");
+    }
     ResourceType type = route.type();
     String ns = route.namespace() == null ? "" : route.namespace();
     switch (verb) {

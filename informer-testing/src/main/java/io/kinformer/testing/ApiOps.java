@@ -447,7 +447,8 @@ final class ApiOps {
         long curGrace = meta.path("deletionGracePeriodSeconds").asLong(Long.MAX_VALUE);
         StoredObject o = cur;
         if (!cur.deleting || grace < curGrace) {
-          meta.put("deletionTimestamp", Json.timestamp(clock.now().plus(Duration.ofSeconds(grace))));
+          meta.put("deletionTimestamp",
+              Json.timestamp(clock.now().plus(Duration.ofSeconds(grace))));
           meta.put("deletionGracePeriodSeconds", grace);
           meta.put("generation", meta.path("generation").asLong(0) + 1);
           o = txn.put(tree);

@@ -42,7 +42,8 @@ final class Registry {
     l.add(core("PersistentVolumeClaim", "persistentvolumeclaims", true, true, false,
         "\"spec\":{\"resources\":{}},\"status\":{}", "pvc"));
     l.add(apps("Deployment", "deployments",
-        "\"spec\":{\"selector\":null," + podTemplate + ",\"strategy\":{}},\"status\":{}", "deploy"));
+        "\"spec\":{\"selector\":null," + podTemplate + ",\"strategy\":{}},\"status\":{}",
+        "deploy"));
     l.add(apps("ReplicaSet", "replicasets",
         "\"spec\":{\"selector\":null," + podTemplate + "},\"status\":{\"replicas\":0}", "rs"));
     l.add(apps("StatefulSet", "statefulsets",

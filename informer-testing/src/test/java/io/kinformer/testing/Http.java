@@ -20,7 +20,8 @@ final class Http {
 
   static final JsonMapper JSON = JsonMapper.builder().build();
   static final String POD = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\","
-      + "\"labels\":{\"app\":\"%s\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}";
+      + "\"labels\":{\"app\":\"%s\"}},"
+      + "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}";
 
   final OkHttpClient client;
   final String base;
