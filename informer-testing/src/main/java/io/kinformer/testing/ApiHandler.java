@@ -190,7 +190,8 @@ final class ApiHandler extends Handler.Abstract {
       case OBJECT:
         switch (method) {
           case "GET":
-            return r.legacyWatch() ? Verb.WATCH : Verb.GET;
+            return r.legacyWatch() || (!r.status() && isWatch(query.getValue("watch")))
+                ? Verb.WATCH : Verb.GET;
           case "PUT":
             return Verb.UPDATE;
           case "PATCH":

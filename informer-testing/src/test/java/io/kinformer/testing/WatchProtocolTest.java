@@ -339,6 +339,16 @@ class WatchProtocolTest {
   }
 
   @Test
+  void watchOnAnObjectPath_seesOnlyThatObject() {
+    try (Http.WatchStream w = http.watch(PODS + "/b?watch=true&resourceVersion=0")) {
+      assertThat(name(w.next())).isEqualTo("b");
+      http.labelPod("w", "a", "k", "v");
+      long rv = http.labelPod("w", "b", "k", "v");
+      assertThat(rv(w.next())).isEqualTo(rv);
+    }
+  }
+
+  @Test
   void fieldSelectorWatch_onOneName_seesOnlyThatObject() {
     try (Http.WatchStream w = http.watch(PODS + "?watch=true&resourceVersion=0"
         + "&fieldSelector=metadata.name%3Db")) {
