@@ -297,11 +297,19 @@ final class ApiHandler extends Handler.Abstract {
         writeJson(response, callback, 200, Json.bytes(Discovery.version()));
         return;
       case API:
-        writeJson(response, callback, 200, Json.bytes(Discovery.apiVersions(serverAddress)));
+      case APIS: {
+        boolean core = route.kind() == Kind.API;
+        String accept = request.getHeaders().get(HttpHeader.ACCEPT);
+        if (accept != null && Discovery.wantsAggregated(accept)) {
+          response.getHeaders().put(HttpHeader.VARY, "Accept");
+          writeJson(response, callback, 200, Json.bytes(Discovery.aggregated(registry, core)),
+              Discovery.AGGREGATED, "public");
+          return;
+        }
+        writeJson(response, callback, 200, Json.bytes(core
+            ? Discovery.apiVersions(serverAddress) : Discovery.groupList(registry)));
         return;
-      case APIS:
-        writeJson(response, callback, 200, Json.bytes(Discovery.groupList(registry)));
-        return;
+      }
       case GROUP:
         writeJson(response, callback, 200, Json.bytes(Discovery.group(route.group(),
             registry.namedGroups().get(route.group()), true)));
@@ -806,9 +814,15 @@ final class ApiHandler extends Handler.Abstract {
   }
 
   private void writeJson(Response response, Callback callback, int code, byte[] json) {
+    writeJson(response, callback, code, json, JSON, "no-cache, private");
+  }
+
+  private void writeJson(Response response, Callback callback, int code, byte[] json,
+      String contentType, String cacheControl) {
     response.setStatus(code);
-    response.getHeaders().put(HttpHeader.CONTENT_TYPE, JSON);
     headers(response, true);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+    response.getHeaders().put(HttpHeader.CACHE_CONTROL, cacheControl);
     ByteBuffer buf = ByteBuffer.allocate(json.length + 1);
     buf.put(json).put((byte) '\n').flip();
     response.write(true, buf, callback);

@@ -22,8 +22,14 @@ final class Registry {
   /** group -> versions, in registration order. Guarded by this. */
   private final Map<String, Set<String>> groups = new LinkedHashMap<>();
 
-  /** The common built-in resources. */
+  /** The common built-in resources (namespaces first). */
+  static final List<ResourceType> BUILT_INS = List.copyOf(createBuiltIns());
+
   static List<ResourceType> builtIns() {
+    return BUILT_INS;
+  }
+
+  private static List<ResourceType> createBuiltIns() {
     List<ResourceType> l = new ArrayList<>();
     String podTemplate = "\"template\":{\"metadata\":{},\"spec\":{\"containers\":null}}";
     l.add(core("Namespace", "namespaces", false, true, false, "\"spec\":{},\"status\":{}", "ns"));

@@ -56,6 +56,29 @@ class DiscoveryAndErrorsTest {
   }
 
   @Test
+  void aggregatedDiscovery_isServedWhenAsked() {
+    Http http = new Http(server);
+    String accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
+        + "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,"
+        + "application/json";
+    Http.Reply core = http.get("/api", accept);
+    assertThat(core.headers().get("Content-Type"))
+        .isEqualTo("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList");
+    JsonNode v1 = core.json().path("items").get(0).path("versions").get(0);
+    assertThat(v1.path("version").asString()).isEqualTo("v1");
+    JsonNode pods = v1.path("resources").get(names(v1.path("resources"), "resource")
+        .indexOf("pods"));
+    assertThat(pods.path("scope").asString()).isEqualTo("Namespaced");
+    assertThat(pods.path("responseKind").path("kind").asString()).isEqualTo("Pod");
+    assertThat(pods.path("subresources").get(0).path("subresource").asString())
+        .isEqualTo("status");
+    JsonNode apis = http.get("/apis", accept).json();
+    assertThat(apis.path("kind").asString()).isEqualTo("APIGroupDiscoveryList");
+    assertThat(names(apis.path("items"), "metadata")).hasSameSizeAs(apis.path("items"));
+    assertThat(http.get("/apis").json().path("kind").asString()).isEqualTo("APIGroupList");
+  }
+
+  @Test
   void unknownGroup_isAPlainText404() {
     Http.Reply r = new Http(server).get("/apis/nope.example.com/v1/namespaces/x/widgets");
     assertThat(r.code()).isEqualTo(404);
