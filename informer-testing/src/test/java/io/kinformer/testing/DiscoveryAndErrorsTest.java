@@ -74,7 +74,9 @@ class DiscoveryAndErrorsTest {
         .isEqualTo("status");
     JsonNode apis = http.get("/apis", accept).json();
     assertThat(apis.path("kind").asString()).isEqualTo("APIGroupDiscoveryList");
-    assertThat(names(apis.path("items"), "metadata")).hasSameSizeAs(apis.path("items"));
+    List<String> groups = new ArrayList<>();
+    apis.path("items").forEach(i -> groups.add(i.path("metadata").path("name").asString()));
+    assertThat(groups).contains("apps", "batch", "coordination.k8s.io");
     assertThat(http.get("/apis").json().path("kind").asString()).isEqualTo("APIGroupList");
   }
 
