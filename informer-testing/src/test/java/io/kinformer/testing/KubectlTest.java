@@ -1,6 +1,7 @@
 package io.kinformer.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.File;
@@ -53,8 +54,21 @@ class KubectlTest {
         StandardCharsets.UTF_8));
   }
 
+  private static String nextContaining(java.util.concurrent.BlockingQueue<String> lines,
+      String text) throws InterruptedException {
+    while (true) {
+      String line = lines.poll(30, TimeUnit.SECONDS);
+      if (line == null) {
+        throw new AssertionError("kubectl printed no line containing " + text);
+      }
+      if (line.contains(text)) {
+        return line;
+      }
+    }
+  }
+
   @Test
-  void kubectl_getCreateApplyPatchDelete_overTlsWithAToken(@TempDir Path dir) throws Exception {
+  void kubectl_getWatchCreateApplyPatchDelete_overTlsWithAToken(@TempDir Path dir) throws Exception {
     Path kubectl = kubectl();
     assumeTrue(kubectl != null, "kubectl is not installed");
     cacheDir = dir.resolve("cache");
@@ -73,6 +87,35 @@ class KubectlTest {
       Run apply = run(kubectl, kc, "apply", "--validate=false", "-f", pod.toString());
       assertThat(apply.exit()).as(apply.out()).isZero();
       assertThat(server.get("v1", "Pod", "default", "web").orElseThrow()).contains("nginx:2");
+
+      // get -w: the list, then the watch from its RV (with kubectl's Table Accept).
+      List<String> cmd = new ArrayList<>(List.of(kubectl.toString(), "--kubeconfig=" + kc,
+          "--cache-dir=" + cacheDir, "get", "pods", "-w"));
+      Process watch = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+      java.util.concurrent.LinkedBlockingQueue<String> lines =
+          new java.util.concurrent.LinkedBlockingQueue<>();
+      Thread reader = new Thread(() -> {
+        try (java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(
+            watch.getInputStream(), StandardCharsets.UTF_8))) {
+          String line;
+          while ((line = r.readLine()) != null) {
+            lines.add(line);
+          }
+        } catch (IOException e) {
+          lines.add("read failed: " + e);
+        }
+      }, "test-kubectl-reader");
+      reader.setDaemon(true);
+      reader.start();
+      try {
+        assertThat(nextContaining(lines, "web")).startsWith("web");
+        await().until(() -> server.faults().openWatches("pods") == 1);
+        server.update(server.get("v1", "Pod", "default", "web").orElseThrow()
+            .replace("\"app\":\"web\"", "\"app\":\"web\",\"seen\":\"by-watch\""));
+        assertThat(nextContaining(lines, "web")).startsWith("web");
+      } finally {
+        watch.destroyForcibly();
+      }
 
       Run patch = run(kubectl, kc, "patch", "pod", "web", "-p",
           "{\"metadata\":{\"labels\":{\"patched\":\"yes\"}}}");
