@@ -53,7 +53,7 @@ import tools.jackson.databind.node.ObjectNode;
  * try (EmbeddedApiServer server = EmbeddedApiServer.builder().bearerToken("t0k3n").start()) {
  *   server.create("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\","
  *       + "\"namespace\":\"default\"},\"spec\":{\"containers\":[]}}");
- *   KubeConfig config = KubeConfig.load(server.kubeConfig());   // point any client at it
+ *   Path kubeconfig = server.kubeConfig();   // point kubectl or any client at it
  * }
  * }</pre>
  *
