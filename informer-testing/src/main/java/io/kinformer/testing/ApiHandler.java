@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.zip.Deflater;
 import java.util.zip.GZIPOutputStream;
 import org.eclipse.jetty.http.HttpHeader;
@@ -231,9 +232,13 @@ final class ApiHandler extends Handler.Abstract {
       if (delay.isZero()) {
         process(request, response, callback, route, query, verb);
       } else {
-        settings.scheduler().schedule(
-            () -> executor.execute(() -> process(request, response, callback, route, query, verb)),
-            delay);
+        settings.scheduler().schedule(() -> {
+          try {
+            executor.execute(() -> process(request, response, callback, route, query, verb));
+          } catch (RejectedExecutionException stopping) {
+            callback.failed(stopping);
+          }
+        }, delay);
       }
     } catch (RuntimeException e) {
       log.warn("request {} {} failed", request.getMethod(), request.getHttpURI(), e);
