@@ -638,7 +638,10 @@ final class ApiHandler extends Handler.Abstract {
       }
     }
     byte[] h = Json.bytes(head);
-    try (OutputStream out = gzip ? new FastGzip(new ResponseOutput(response, BUFFER))
+    boolean pretty = PrettyJson.wanted(request);
+    java.io.ByteArrayOutputStream whole = pretty ? new java.io.ByteArrayOutputStream() : null;
+    try (OutputStream out = pretty ? whole
+        : gzip ? new FastGzip(new ResponseOutput(response, BUFFER))
         : new ResponseOutput(response, BUFFER)) {
       out.write(h, 0, h.length - 1);
       out.write(",\"items\":[".getBytes(StandardCharsets.UTF_8));
@@ -656,6 +659,13 @@ final class ApiHandler extends Handler.Abstract {
         }
       }
       out.write("]}\n".getBytes(StandardCharsets.UTF_8));
+    }
+    if (whole != null) {
+      try (OutputStream out = gzip ? new FastGzip(new ResponseOutput(response, BUFFER))
+          : new ResponseOutput(response, BUFFER)) {
+        out.write(PrettyJson.indent(whole.toByteArray()));
+        out.write('\n');
+      }
     }
     callback.succeeded();
   }
@@ -824,6 +834,9 @@ final class ApiHandler extends Handler.Abstract {
 
   private void writeJson(Response response, Callback callback, int code, byte[] json,
       String contentType, String cacheControl) {
+    if (PrettyJson.wanted(response.getRequest())) {
+      json = PrettyJson.indent(json);
+    }
     response.setStatus(code);
     headers(response, true);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
@@ -846,6 +859,9 @@ final class ApiHandler extends Handler.Abstract {
       response.getHeaders().put(HttpHeader.RETRY_AFTER, Integer.toString(e.retryAfterSeconds));
     }
     byte[] json = Json.bytes(e.status);
+    if (PrettyJson.wanted(response.getRequest())) {
+      json = PrettyJson.indent(json);
+    }
     ByteBuffer buf = ByteBuffer.allocate(json.length + 1);
     buf.put(json).put((byte) '\n').flip();
     response.write(true, buf, callback);

@@ -81,6 +81,19 @@ class DiscoveryAndErrorsTest {
   }
 
   @Test
+  void curlAndPrettyTrue_getGoStyleIndentedJson_otherClientsCompact() {
+    Http http = new Http(server);
+    Http.Reply pretty = http.get("/api/v1/namespaces/default/pods/x?pretty=true");
+    assertThat(pretty.body()).startsWith("{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\","
+        + "\n  \"metadata\": {},\n");
+    Http.Reply curl = http.call(new okhttp3.Request.Builder()
+        .url(server.url() + "/api/v1/namespaces?limit=1").header("User-Agent", "curl/8.0").build());
+    assertThat(curl.body()).startsWith("{\n  \"kind\": \"NamespaceList\",");
+    assertThat(curl.json().path("items").size()).isEqualTo(1);
+    assertThat(http.get("/api/v1/namespaces/default/pods/x").body()).startsWith("{\"kind\":");
+  }
+
+  @Test
   void unknownGroup_isAPlainText404() {
     Http.Reply r = new Http(server).get("/apis/nope.example.com/v1/namespaces/x/widgets");
     assertThat(r.code()).isEqualTo(404);
