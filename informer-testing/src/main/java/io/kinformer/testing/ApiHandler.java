@@ -306,9 +306,18 @@ final class ApiHandler extends Handler.Abstract {
         boolean core = route.kind() == Kind.API;
         String accept = request.getHeaders().get(HttpHeader.ACCEPT);
         if (accept != null && Discovery.wantsAggregated(accept)) {
+          byte[] doc = Json.bytes(Discovery.aggregated(registry, core));
+          String etag = Discovery.etag(doc);
           response.getHeaders().put(HttpHeader.VARY, "Accept");
-          writeJson(response, callback, 200, Json.bytes(Discovery.aggregated(registry, core)),
-              Discovery.AGGREGATED, "public");
+          response.getHeaders().put(HttpHeader.ETAG, etag);
+          if (etag.equals(request.getHeaders().get(HttpHeader.IF_NONE_MATCH))) {
+            response.setStatus(304);
+            headers(response, true);
+            response.getHeaders().put(HttpHeader.CACHE_CONTROL, "public");
+            response.write(true, ByteBuffer.allocate(0), callback);
+            return;
+          }
+          writeJson(response, callback, 200, doc, Discovery.AGGREGATED, "public");
           return;
         }
         writeJson(response, callback, 200, Json.bytes(core

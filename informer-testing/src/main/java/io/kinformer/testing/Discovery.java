@@ -114,6 +114,16 @@ final class Discovery {
   static final String AGGREGATED =
       "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 
+  /** A strong ETag of a discovery document: its SHA-512, in upper-case hex, quoted. */
+  static String etag(byte[] doc) {
+    try {
+      byte[] d = java.security.MessageDigest.getInstance("SHA-512").digest(doc);
+      return "\"" + java.util.HexFormat.of().withUpperCase().formatHex(d) + "\"";
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-512 is always available", e);
+    }
+  }
+
   /** Whether the client asked for aggregated discovery v2 (kubectl and client-go do). */
   static boolean wantsAggregated(String accept) {
     for (String range : accept.split(",")) {

@@ -372,6 +372,11 @@ public final class EmbeddedApiServer implements AutoCloseable {
     }
   }
 
+  @Override
+  public String toString() {
+    return "EmbeddedApiServer[" + url + "]";
+  }
+
   // ---- lifecycle -----------------------------------------------------------------------------
 
   /** Ends every watch, stops the server and its threads, and deletes the kubeconfig. Idempotent. */

@@ -78,6 +78,10 @@ class DiscoveryAndErrorsTest {
     apis.path("items").forEach(i -> groups.add(i.path("metadata").path("name").asString()));
     assertThat(groups).contains("apps", "batch", "coordination.k8s.io");
     assertThat(http.get("/apis").json().path("kind").asString()).isEqualTo("APIGroupList");
+    String etag = core.headers().get("Etag");
+    assertThat(etag).matches("\"[0-9A-F]{128}\"");
+    assertThat(http.call(new okhttp3.Request.Builder().url(server.url() + "/api")
+        .header("Accept", accept).header("If-None-Match", etag).build()).code()).isEqualTo(304);
   }
 
   @Test
