@@ -8,7 +8,8 @@ import java.util.Map;
  * index is defined by an {@link IndexFunc}; the indices are maintained on every write, so a value
  * that changes on update no longer finds the object under the old value.
  *
- * <p>Thread safety: thread-safe, as {@link Store}. Index functions run under the write lock.
+ * <p>Thread safety: thread-safe, as {@link Store}. Index functions may run under the write lock:
+ * keep them fast.
  *
  * @param <T> the object type
  */

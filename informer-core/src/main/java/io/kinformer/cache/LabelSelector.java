@@ -105,6 +105,53 @@ public final class LabelSelector {
     return new LabelSelector(reqs);
   }
 
+  /**
+   * The selector that a Kubernetes {@code metav1.LabelSelector} (as found in a Deployment's or a
+   * Service's {@code spec.selector}) stands for, as apimachinery's {@code LabelSelectorAsSelector}:
+   * {@code matchLabels} become {@code key=value}, {@code matchExpressions} with the operators
+   * {@code In}, {@code NotIn}, {@code Exists} and {@code DoesNotExist} become the corresponding
+   * requirements, and an empty selector selects everything.
+   *
+   * <p>An absent ({@code null}) selector selects <em>nothing</em> in Kubernetes; this class has
+   * no such selector, so callers must handle that case first.
+   *
+   * @throws IllegalArgumentException if an operator is unknown, or a key or value is invalid, or
+   *     the number of values does not suit the operator
+   */
+  public static LabelSelector from(io.fabric8.kubernetes.api.model.LabelSelector selector) {
+    Objects.requireNonNull(selector, "selector (a null selector selects nothing)");
+    List<Requirement> reqs = new ArrayList<>();
+    Map<String, String> matchLabels = selector.getMatchLabels();
+    if (matchLabels != null) {
+      matchLabels.forEach((k, v) -> reqs.add(new Requirement(k, Operator.EQUALS, List.of(v))));
+    }
+    List<io.fabric8.kubernetes.api.model.LabelSelectorRequirement> expressions =
+        selector.getMatchExpressions();
+    if (expressions != null) {
+      for (io.fabric8.kubernetes.api.model.LabelSelectorRequirement e : expressions) {
+        String op = e.getOperator();
+        Operator operator =
+            switch (op == null ? "" : op) {
+              case "In" -> Operator.IN;
+              case "NotIn" -> Operator.NOT_IN;
+              case "Exists" -> Operator.EXISTS;
+              case "DoesNotExist" -> Operator.DOES_NOT_EXIST;
+              default ->
+                  throw new IllegalArgumentException(
+                      "\""
+                          + op
+                          + "\" is not a valid label selector operator (expected In, NotIn,"
+                          + " Exists or DoesNotExist) in the expression on key \""
+                          + e.getKey()
+                          + "\"");
+            };
+        List<String> values = e.getValues() == null ? List.of() : e.getValues();
+        reqs.add(new Requirement(e.getKey(), operator, values));
+      }
+    }
+    return reqs.isEmpty() ? EVERYTHING : new LabelSelector(reqs);
+  }
+
   /** A builder starting with no requirements. */
   public static Builder builder() {
     return new Builder();

@@ -13,7 +13,8 @@ import java.util.TreeSet;
  *
  * <pre>
  * selector    ::= requirement | requirement "," selector
- * requirement ::= ["!"] KEY [ ("in" | "notin") "(" values ")" | ("=" | "==" | "!=" | "&gt;" | "&lt;") VALUE ]
+ * requirement ::= ["!"] KEY [ ("in" | "notin") "(" values ")"
+ *                             | ("=" | "==" | "!=" | "&gt;" | "&lt;") VALUE ]
  * values      ::= VALUE | VALUE "," values
  * </pre>
  *

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -59,6 +60,7 @@ public final class NamespaceLister<T extends HasMetadata> {
 
   /** The objects of this namespace whose labels match {@code selector}. */
   public List<T> list(LabelSelector selector) {
+    Objects.requireNonNull(selector, "selector");
     if (namespace.isEmpty()) {
       return Lister.filter(indexer.list(), selector);
     }

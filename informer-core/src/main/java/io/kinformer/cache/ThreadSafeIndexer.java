@@ -108,7 +108,7 @@ final class ThreadSafeIndexer<T> implements Indexer<T> {
 
   private void put(T obj) {
     Objects.requireNonNull(obj, "obj");
-    String key = keyFunc.key(obj);
+    String key = keyOf(obj);
     IndexerSet<T> fns = indexers;
     List<List<String>> newValues = fns.valuesOf(obj, key);
     writeLock.lock();
@@ -133,7 +133,7 @@ final class ThreadSafeIndexer<T> implements Indexer<T> {
   @Override
   public void delete(T obj) {
     Objects.requireNonNull(obj, "obj");
-    String key = keyFunc.key(obj);
+    String key = keyOf(obj);
     writeLock.lock();
     try {
       T old = items.get(key);
@@ -161,7 +161,7 @@ final class ThreadSafeIndexer<T> implements Indexer<T> {
       HashMap<String, T> newItems = new HashMap<>(capacityFor(objects.size()));
       for (T obj : objects) {
         Objects.requireNonNull(obj, "replace: null object in the list");
-        newItems.put(keyFunc.key(obj), obj); // a repeated key keeps the last object, as in Go
+        newItems.put(keyOf(obj), obj); // a repeated key keeps the last object, as in Go
       }
       HashMap<String, HashMap<String, Object>> newIndices = emptyIndices(fns);
       for (Map.Entry<String, T> e : newItems.entrySet()) {
@@ -227,7 +227,7 @@ final class ThreadSafeIndexer<T> implements Indexer<T> {
     }
   }
 
-  /** Moves {@code key} from the {@code oldValues} to the {@code newValues} of index {@code name}. */
+  /** Moves {@code key} from {@code oldValues} to {@code newValues} in index {@code name}. */
   private void updateIndexLocked(
       String name, String key, @Nullable List<String> oldValues, @Nullable List<String> newValues) {
     assert lock.isWriteLockedByCurrentThread();
@@ -297,7 +297,7 @@ final class ThreadSafeIndexer<T> implements Indexer<T> {
 
   @Override
   public Optional<T> get(T obj) {
-    return getByKey(keyFunc.key(Objects.requireNonNull(obj, "obj")));
+    return getByKey(keyOf(Objects.requireNonNull(obj, "obj")));
   }
 
   @Override
@@ -473,6 +473,15 @@ final class ThreadSafeIndexer<T> implements Indexer<T> {
 
   // ---------------------------------------------------------------------------------------------
   // Helpers
+
+  private String keyOf(T obj) {
+    String key = keyFunc.key(obj);
+    if (key == null) {
+      throw new IllegalArgumentException(
+          "the key function returned null for a " + obj.getClass().getName());
+    }
+    return key;
+  }
 
   private static <T> HashMap<String, HashMap<String, Object>> emptyIndices(IndexerSet<T> fns) {
     HashMap<String, HashMap<String, Object>> out = new HashMap<>();

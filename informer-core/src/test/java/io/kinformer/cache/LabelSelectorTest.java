@@ -42,7 +42,8 @@ class LabelSelectorTest {
         new ParseCase("greater and less than", "x>1,z<5", "x>1,z<5"),
         new ParseCase("prefixed key", "this-is-a-dns.domain.com/key-with-dash",
             "this-is-a-dns.domain.com/key-with-dash"),
-        new ParseCase("prefixed key in", "this-is-another-dns.domain.com/key-with-dash in (so,what)",
+        new ParseCase("prefixed key in",
+            "this-is-another-dns.domain.com/key-with-dash in (so,what)",
             "this-is-another-dns.domain.com/key-with-dash in (so,what)"),
         new ParseCase("numeric prefix", "0.1.2.domain/99 notin (10.10.100.1, tick.tack.clock)",
             "0.1.2.domain/99 notin (10.10.100.1,tick.tack.clock)"),
@@ -296,5 +297,50 @@ class LabelSelectorTest {
         .isInstanceOf(UnsupportedOperationException.class);
     assertThatThrownBy(() -> selector.requirements().get(0).values().clear())
         .isInstanceOf(UnsupportedOperationException.class);
+  }
+
+  @Test
+  void from_whenFabric8SelectorGiven_combinesMatchLabelsAndExpressions() {
+    var selector =
+        new io.fabric8.kubernetes.api.model.LabelSelectorBuilder()
+            .withMatchLabels(Map.of("app", "web"))
+            .addNewMatchExpression().withKey("tier").withOperator("In")
+            .withValues("front", "edge").endMatchExpression()
+            .addNewMatchExpression().withKey("env").withOperator("NotIn")
+            .withValues("dev").endMatchExpression()
+            .addNewMatchExpression().withKey("canary").withOperator("DoesNotExist")
+            .endMatchExpression()
+            .addNewMatchExpression().withKey("team").withOperator("Exists").endMatchExpression()
+            .build();
+
+    LabelSelector converted = LabelSelector.from(selector);
+
+    assertThat(converted)
+        .isEqualTo(
+            LabelSelector.parse("app=web,tier in (front,edge),env notin (dev),!canary,team"));
+  }
+
+  @Test
+  void from_whenFabric8SelectorEmpty_selectsEverything() {
+    assertThat(LabelSelector.from(new io.fabric8.kubernetes.api.model.LabelSelector()))
+        .isSameAs(LabelSelector.everything());
+  }
+
+  @Test
+  void from_whenOperatorUnknownOrValuesWrong_throws() {
+    var badOp =
+        new io.fabric8.kubernetes.api.model.LabelSelectorBuilder()
+            .addNewMatchExpression().withKey("k").withOperator("Equals").withValues("v")
+            .endMatchExpression().build();
+    var inWithoutValues =
+        new io.fabric8.kubernetes.api.model.LabelSelectorBuilder()
+            .addNewMatchExpression().withKey("k").withOperator("In").endMatchExpression().build();
+
+    assertThatThrownBy(() -> LabelSelector.from(badOp))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("\"Equals\" is not a valid label selector operator");
+    assertThatThrownBy(() -> LabelSelector.from(inWithoutValues))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least one value");
   }
 }

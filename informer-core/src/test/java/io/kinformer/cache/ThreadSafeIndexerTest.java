@@ -428,7 +428,7 @@ class ThreadSafeIndexerTest {
     assertThat(store.getIndexers()).containsOnlyKeys(BY_NODE);
   }
 
-  // --- Failing index functions leave the store unchanged ------------------------------------------
+  // --- Failing index functions leave the store unchanged -----------------------------------------
 
   /** Files pods under their "app" label, but throws for pods labelled poison=true. */
   private static List<String> poisonable(Pod pod) {
@@ -522,7 +522,7 @@ class ThreadSafeIndexerTest {
     assertThat(store.list()).isEmpty();
   }
 
-  // --- Concurrency --------------------------------------------------------------------------------
+  // --- Concurrency -------------------------------------------------------------------------------
 
   /**
    * One writer moves pods between nodes while readers query: every read must see each object
@@ -616,7 +616,7 @@ class ThreadSafeIndexerTest {
     }
   }
 
-  // --- helpers -------------------------------------------------------------------------------------
+  // --- helpers -----------------------------------------------------------------------------------
 
   private static Pod withUsers(String name, String users) {
     return new PodBuilder(pod("ns", name, null)).editMetadata()

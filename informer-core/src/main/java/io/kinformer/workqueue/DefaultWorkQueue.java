@@ -1,0 +1,335 @@
+package io.kinformer.workqueue;
+
+import io.kinformer.time.Cancellable;
+import io.kinformer.time.Clock;
+import io.kinformer.time.Scheduler;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The FIFO work queue, ported from client-go's {@code util/workqueue/queue.go} ({@code Typed}).
+ *
+ * <p>Concurrency: one {@link ReentrantLock} guards all state; {@link #changed} is signalled when an
+ * item is queued, when processing empties, and on shutdown. Getters and a draining shutdown wait on
+ * the same condition, yet queuing an item may {@code signal()} a single waiter: getters only wait
+ * while the queue is not shutting down, and drainers only wait once it is, so the two never wait at
+ * the same time. Threads: none of its own; the periodic unfinished-work metrics update runs on the
+ * injected {@link Scheduler} (only when metrics are enabled). Metric objects are called after the
+ * lock is released, with values computed under it.
+ */
+final class DefaultWorkQueue<T> implements WorkQueue<T> {
+
+  private static final Logger log = LoggerFactory.getLogger(DefaultWorkQueue.class);
+
+  /** client-go's {@code defaultUnfinishedWorkUpdatePeriod}. */
+  static final Duration UNFINISHED_WORK_UPDATE_PERIOD = Duration.ofMillis(500);
+
+  private final String name;
+  private final Clock clock;
+  private final Scheduler scheduler;
+  private final @Nullable Metrics metrics;
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition changed = lock.newCondition();
+
+  // @GuardedBy("lock"): the order items are handed out in. Every element is in dirty and not in
+  // processing; no element appears twice.
+  private final ArrayDeque<T> queue = new ArrayDeque<>();
+  // @GuardedBy("lock"): every item that needs processing, queued or (if also in processing)
+  // waiting for its worker's done().
+  private final Set<T> dirty = new HashSet<>();
+  // @GuardedBy("lock"): items handed out by get() and not yet done(). May also be in dirty.
+  private final Set<T> processing = new HashSet<>();
+  // @GuardedBy("lock")
+  private boolean shuttingDown;
+  // @GuardedBy("lock"): whether a shutDownWithDrain() is waiting; shutDown() clears it.
+  private boolean drain;
+  // @GuardedBy("lock"): the pending unfinished-work update, null until the first add.
+  private @Nullable Cancellable metricsUpdate;
+
+  DefaultWorkQueue(QueueOptions options) {
+    this.name = options.name();
+    this.clock = options.clock();
+    this.scheduler = options.scheduler();
+    this.metrics = options.metricsEnabled() ? new Metrics(options) : null;
+  }
+
+  @Override
+  public void add(T item) {
+    Objects.requireNonNull(item, "item");
+    boolean counted;
+    boolean startMetricsUpdates = false;
+    lock.lock();
+    try {
+      if (shuttingDown || dirty.contains(item)) {
+        return;
+      }
+      dirty.add(item);
+      counted = metrics != null;
+      if (metrics != null) {
+        metrics.addTimes.putIfAbsent(item, clock.nanoTime());
+        startMetricsUpdates = metricsUpdate == null;
+        if (startMetricsUpdates) {
+          metricsUpdate = () -> {};
+        }
+      }
+      if (!processing.contains(item)) {
+        queue.addLast(item);
+        changed.signal();
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (counted) {
+      metrics.adds.inc();
+      metrics.depth.inc();
+    }
+    if (startMetricsUpdates) {
+      scheduleMetricsUpdate();
+    }
+  }
+
+  @Override
+  public int len() {
+    lock.lock();
+    try {
+      return queue.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public Optional<T> get() throws InterruptedException {
+    T item;
+    double latencySeconds = -1;
+    lock.lockInterruptibly();
+    try {
+      while (queue.isEmpty() && !shuttingDown) {
+        changed.await();
+      }
+      item = queue.pollFirst();
+      if (item == null) {
+        return Optional.empty();
+      }
+      processing.add(item);
+      dirty.remove(item);
+      if (metrics != null) {
+        long now = clock.nanoTime();
+        metrics.processingStartTimes.put(item, now);
+        Long added = metrics.addTimes.remove(item);
+        if (added != null) {
+          latencySeconds = seconds(now - added);
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (metrics != null) {
+      metrics.depth.dec();
+      if (latencySeconds >= 0) {
+        metrics.latency.observe(latencySeconds);
+      }
+    }
+    return Optional.of(item);
+  }
+
+  @Override
+  public void done(T item) {
+    Objects.requireNonNull(item, "item");
+    double workSeconds = -1;
+    lock.lock();
+    try {
+      if (metrics != null) {
+        Long started = metrics.processingStartTimes.remove(item);
+        if (started != null) {
+          workSeconds = seconds(clock.nanoTime() - started);
+        }
+      }
+      processing.remove(item);
+      if (dirty.contains(item)) {
+        queue.addLast(item);
+        changed.signal();
+      } else if (processing.isEmpty()) {
+        // Wakes a shutDownWithDrain() waiting for processing to empty.
+        changed.signalAll();
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (workSeconds >= 0) {
+      metrics.workDuration.observe(workSeconds);
+    }
+  }
+
+  @Override
+  public void shutDown() {
+    Cancellable update;
+    lock.lock();
+    try {
+      drain = false;
+      shuttingDown = true;
+      changed.signalAll();
+      update = metricsUpdate;
+    } finally {
+      lock.unlock();
+    }
+    if (update != null) {
+      update.cancel();
+    }
+  }
+
+  @Override
+  public void shutDownWithDrain() throws InterruptedException {
+    Cancellable update;
+    lock.lock();
+    try {
+      drain = true;
+      shuttingDown = true;
+      changed.signalAll();
+      update = metricsUpdate;
+    } finally {
+      lock.unlock();
+    }
+    if (update != null) {
+      update.cancel();
+    }
+    lock.lockInterruptibly();
+    try {
+      while (!processing.isEmpty() && drain) {
+        changed.await();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public boolean isShuttingDown() {
+    lock.lock();
+    try {
+      return shuttingDown;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The number of items being processed. For tests and invariants. */
+  int processingCount() {
+    lock.lock();
+    try {
+      return processing.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Checks the invariants written on the fields; for tests. */
+  void checkInvariants() {
+    lock.lock();
+    try {
+      Set<T> seen = new HashSet<>();
+      for (T item : queue) {
+        if (!seen.add(item) || !dirty.contains(item) || processing.contains(item)) {
+          throw new IllegalStateException("queue invariant broken for " + item);
+        }
+      }
+      for (T item : dirty) {
+        if (!seen.contains(item) && !processing.contains(item)) {
+          throw new IllegalStateException("dirty item neither queued nor processing: " + item);
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void scheduleMetricsUpdate() {
+    Cancellable next =
+        scheduler.schedule(this::updateUnfinishedWork, UNFINISHED_WORK_UPDATE_PERIOD);
+    boolean stale;
+    lock.lock();
+    try {
+      stale = shuttingDown;
+      if (!stale) {
+        metricsUpdate = next;
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (stale) {
+      next.cancel();
+    }
+  }
+
+  /** client-go's {@code updateUnfinishedWork}: runs on the scheduler every 500 ms. */
+  private void updateUnfinishedWork() {
+    Metrics m = Objects.requireNonNull(metrics);
+    double total = 0;
+    double oldest = 0;
+    lock.lock();
+    try {
+      if (shuttingDown) {
+        return;
+      }
+      long now = clock.nanoTime();
+      for (long started : m.processingStartTimes.values()) {
+        double age = seconds(now - started);
+        total += age;
+        oldest = Math.max(oldest, age);
+      }
+    } finally {
+      lock.unlock();
+    }
+    try {
+      m.unfinishedWorkSeconds.set(total);
+      m.longestRunningProcessor.set(oldest);
+    } catch (RuntimeException e) {
+      log.warn("Metrics update of work queue {} threw; will retry next period", name, e);
+    }
+    scheduleMetricsUpdate();
+  }
+
+  private static double seconds(long nanos) {
+    return nanos / 1e9;
+  }
+
+  /** The metric objects and the timestamps they need; the maps are guarded by the queue's lock. */
+  private static final class Metrics {
+    final MetricsProvider.GaugeMetric depth;
+    final MetricsProvider.CounterMetric adds;
+    final MetricsProvider.HistogramMetric latency;
+    final MetricsProvider.HistogramMetric workDuration;
+    final MetricsProvider.SettableGaugeMetric unfinishedWorkSeconds;
+    final MetricsProvider.SettableGaugeMetric longestRunningProcessor;
+    // @GuardedBy("lock"): when each dirty item not yet handed out was first added.
+    final Map<Object, Long> addTimes = new HashMap<>();
+    // @GuardedBy("lock"): when each item being processed was handed out.
+    final Map<Object, Long> processingStartTimes = new HashMap<>();
+
+    Metrics(QueueOptions options) {
+      MetricsProvider p = options.metricsProvider();
+      String n = options.name();
+      depth = Objects.requireNonNull(p.newDepthMetric(n), "depth metric");
+      adds = Objects.requireNonNull(p.newAddsMetric(n), "adds metric");
+      latency = Objects.requireNonNull(p.newLatencyMetric(n), "latency metric");
+      workDuration = Objects.requireNonNull(p.newWorkDurationMetric(n), "work duration metric");
+      unfinishedWorkSeconds =
+          Objects.requireNonNull(p.newUnfinishedWorkSecondsMetric(n), "unfinished work metric");
+      longestRunningProcessor =
+          Objects.requireNonNull(
+              p.newLongestRunningProcessorSecondsMetric(n), "longest running metric");
+    }
+  }
+}

@@ -1,0 +1,142 @@
+package io.kinformer.workqueue;
+
+/**
+ * Creates the metrics of a named queue (client-go's {@code workqueue.MetricsProvider}). Every
+ * method has a no-op default, so a binding implements only the metrics it wants.
+ *
+ * <p>What each metric means (times are in seconds, read from the queue's {@link
+ * io.kinformer.time.Clock}):
+ *
+ * <ul>
+ *   <li>{@code depth}: items added and not yet handed out by {@code get} (up on add, down on get).
+ *   <li>{@code adds}: items accepted by {@code add} (a duplicate of a queued item is not counted;
+ *       an item added while it is processed is).
+ *   <li>{@code latency}: per item, the time from being added to being handed out.
+ *   <li>{@code workDuration}: per item, the time from being handed out to {@code done}.
+ *   <li>{@code unfinishedWorkSeconds}: the sum of the ages of all items being processed, and {@code
+ *       longestRunningProcessorSeconds} the largest such age; both are set every 500 ms by a task
+ *       on the queue's {@link io.kinformer.time.Scheduler} (started by the first add and stopped by
+ *       shutdown), so that stuck workers are visible.
+ *   <li>{@code retries}: calls to {@code addAfter}/{@code addRateLimited} (delaying queues only).
+ * </ul>
+ *
+ * <p>A Micrometer binding is a few lines:
+ *
+ * <pre>{@code
+ * MetricsProvider micrometer(MeterRegistry registry) {
+ *   return new MetricsProvider() {
+ *     public GaugeMetric newDepthMetric(String name) {
+ *       AtomicLong depth = registry.gauge("workqueue.depth", Tags.of("name", name),
+ *           new AtomicLong());
+ *       return new GaugeMetric() {
+ *         public void inc() { depth.incrementAndGet(); }
+ *         public void dec() { depth.decrementAndGet(); }
+ *       };
+ *     }
+ *     public CounterMetric newAddsMetric(String name) {
+ *       return registry.counter("workqueue.adds", "name", name)::increment;
+ *     }
+ *     public HistogramMetric newLatencyMetric(String name) {
+ *       DistributionSummary s = DistributionSummary.builder("workqueue.queue.duration.seconds")
+ *           .tag("name", name).register(registry);
+ *       return s::record;
+ *     }
+ *     // ... the same for the other metrics
+ *   };
+ * }
+ * }</pre>
+ *
+ * <p>Thread safety: implementations and the metrics they return must be thread-safe. Metric methods
+ * are called on whichever thread uses the queue (producers, workers, the scheduler), outside the
+ * queue's locks, so two updates may reach a metric in a different order than the queue operations
+ * happened; they must be fast, must not block, must not throw and must not call back into the
+ * queue. The {@code new...Metric} methods are called once per queue, when it is created.
+ */
+public interface MetricsProvider {
+
+  /** The gauge of items waiting to be handed out. */
+  default GaugeMetric newDepthMetric(String name) {
+    return NoopMetrics.INSTANCE;
+  }
+
+  /** The counter of accepted adds. */
+  default CounterMetric newAddsMetric(String name) {
+    return NoopMetrics.INSTANCE;
+  }
+
+  /** The histogram of seconds from add to get. */
+  default HistogramMetric newLatencyMetric(String name) {
+    return NoopMetrics.INSTANCE;
+  }
+
+  /** The histogram of seconds from get to done. */
+  default HistogramMetric newWorkDurationMetric(String name) {
+    return NoopMetrics.INSTANCE;
+  }
+
+  /** The gauge of the summed ages, in seconds, of the items being processed. */
+  default SettableGaugeMetric newUnfinishedWorkSecondsMetric(String name) {
+    return NoopMetrics.INSTANCE;
+  }
+
+  /** The gauge of the age, in seconds, of the longest-running item being processed. */
+  default SettableGaugeMetric newLongestRunningProcessorSecondsMetric(String name) {
+    return NoopMetrics.INSTANCE;
+  }
+
+  /** The counter of delayed and rate-limited adds. */
+  default CounterMetric newRetriesMetric(String name) {
+    return NoopMetrics.INSTANCE;
+  }
+
+  /** The provider that records nothing; queues using it skip all metric bookkeeping. */
+  static MetricsProvider noop() {
+    return NoopMetrics.INSTANCE;
+  }
+
+  /**
+   * A value that goes up and down by one.
+   *
+   * <p>Thread safety: implementations must be thread-safe.
+   */
+  interface GaugeMetric {
+    /** Adds one. */
+    void inc();
+
+    /** Subtracts one. */
+    void dec();
+  }
+
+  /**
+   * A value that is set.
+   *
+   * <p>Thread safety: implementations must be thread-safe.
+   */
+  @FunctionalInterface
+  interface SettableGaugeMetric {
+    /** Sets the value. */
+    void set(double value);
+  }
+
+  /**
+   * A value that only goes up by one.
+   *
+   * <p>Thread safety: implementations must be thread-safe.
+   */
+  @FunctionalInterface
+  interface CounterMetric {
+    /** Adds one. */
+    void inc();
+  }
+
+  /**
+   * Individual observations (seconds, for the queue's metrics).
+   *
+   * <p>Thread safety: implementations must be thread-safe.
+   */
+  @FunctionalInterface
+  interface HistogramMetric {
+    /** Records one observation. */
+    void observe(double value);
+  }
+}
