@@ -1,5 +1,6 @@
 package io.kinformer.cache;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -13,8 +14,8 @@ import java.util.function.Function;
  *
  * <p>Shrinking is greedy: remove chunks of steps (halves, quarters, ... single steps) while the
  * property still fails with the same exception class, then try the simpler variants of each step
- * that {@link #simplifyWith} offers, and repeat until nothing helps or {@value #MAX_SHRINK_RUNS}
- * runs were spent. The report carries the shrunk failure as its cause and the original failure as
+ * that {@link #simplifyWith} offers, and repeat until nothing helps, or {@value #MAX_SHRINK_RUNS}
+ * runs or {@link #SHRINK_BUDGET} were spent. The report carries the shrunk failure as its cause and the original failure as
  * a suppressed exception.
  *
  * <p>System properties (read when {@link #check} runs):
@@ -42,6 +43,12 @@ public final class ModelCheck<T> {
 
   /** The budget of property runs spent on shrinking one failure. */
   public static final int MAX_SHRINK_RUNS = 20_000;
+
+  /**
+   * The wall-clock budget for shrinking one failure, so that a property whose failing runs are
+   * slow (a call that never returns, detected by a bounded wait) still reports in reasonable time.
+   */
+  public static final Duration SHRINK_BUDGET = Duration.ofSeconds(60);
 
   private static final long DEFAULT_SEED = 0x6b696e666f726d65L; // "kinforme"
 
@@ -127,12 +134,15 @@ public final class ModelCheck<T> {
     List<T> current = input;
     Throwable failure = original;
     int runs = 0;
+    long deadline = System.nanoTime() + SHRINK_BUDGET.toNanos();
     boolean progress = true;
-    while (progress && runs < MAX_SHRINK_RUNS) {
+    while (progress && runs < MAX_SHRINK_RUNS && System.nanoTime() - deadline < 0) {
       progress = false;
       for (int chunk = Math.max(1, current.size() / 2); chunk >= 1; chunk /= 2) {
         int start = 0;
-        while (start + chunk <= current.size() && runs < MAX_SHRINK_RUNS) {
+        while (start + chunk <= current.size()
+            && runs < MAX_SHRINK_RUNS
+            && System.nanoTime() - deadline < 0) {
           List<T> candidate = new ArrayList<>(current.subList(0, start));
           candidate.addAll(current.subList(start + chunk, current.size()));
           runs++;
@@ -146,7 +156,9 @@ public final class ModelCheck<T> {
           }
         }
       }
-      for (int i = 0; i < current.size() && runs < MAX_SHRINK_RUNS; i++) {
+      for (int i = 0;
+          i < current.size() && runs < MAX_SHRINK_RUNS && System.nanoTime() - deadline < 0;
+          i++) {
         for (T simpler : simplifier.apply(current.get(i))) {
           List<T> candidate = new ArrayList<>(current);
           candidate.set(i, simpler);
@@ -164,7 +176,7 @@ public final class ModelCheck<T> {
     String message =
         String.format(
             "property '%s' failed on try %d (seed %d: rerun it alone with -D%s=%d -D%s=1)%n"
-                + "original input: %d steps; shrunk in %d runs to %d steps:%n%s%n"
+                + "original input: %d steps; shrunk in %d runs%s to %d steps:%n%s%n"
                 + "failure: %s",
             name,
             tryIndex,
@@ -174,6 +186,7 @@ public final class ModelCheck<T> {
             TRIES_PROPERTY,
             input.size(),
             runs,
+            System.nanoTime() - deadline < 0 ? "" : " (budget spent: maybe not minimal)",
             current.size(),
             describer.apply(current),
             failure);

