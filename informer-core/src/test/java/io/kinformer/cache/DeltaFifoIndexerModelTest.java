@@ -58,12 +58,15 @@ class DeltaFifoIndexerModelTest {
   private static final String EVEN = "even";
   private static final String ODD = "odd";
 
+  private static final String TRANSFORMED = "kinformer.io/transformed";
+
   /**
    * How the informer starts: listing first (the watch is down until the first relist), or
    * watching an empty server from the start (so it misses nothing, and writes populate the FIFO
-   * before any replace).
+   * before any replace); and whether the FIFO has a transform (which marks each object with an
+   * annotation, on a copy).
    */
-  record Case(String name, boolean watchingFromStart) {
+  record Case(String name, boolean watchingFromStart, boolean transform) {
     @Override
     public String toString() {
       return name;
@@ -72,8 +75,9 @@ class DeltaFifoIndexerModelTest {
 
   static List<Case> cases() {
     return List.of(
-        new Case("list first, watch after the first relist", false),
-        new Case("watch an empty server from the start", true));
+        new Case("list first, watch after the first relist", false, false),
+        new Case("watch an empty server from the start", true, false),
+        new Case("list first, with a transform", false, true));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -86,7 +90,7 @@ class DeltaFifoIndexerModelTest {
             .simplifyWith(DeltaFifoIndexerModelTest::simpler);
     check.check(
         history -> {
-          ModelRun run = new ModelRun(c.watchingFromStart());
+          ModelRun run = new ModelRun(c.watchingFromStart(), c.transform());
           for (int step = 0; step < history.size(); step++) {
             Op op = history.get(step);
             run.apply(op);
@@ -127,7 +131,7 @@ class DeltaFifoIndexerModelTest {
     int length = random.nextInt(MAX_STEPS + 1);
     List<Op> ops = new ArrayList<>(length);
     for (int i = 0; i < length; i++) {
-      int roll = random.nextInt(23);
+      int roll = random.nextInt(24);
       if (roll < 10) {
         ops.add(new Change(random.nextInt(PODS), random.nextInt(3) == 0));
       } else if (roll < 12) {
@@ -138,8 +142,10 @@ class DeltaFifoIndexerModelTest {
         ops.add(new Resync());
       } else if (roll < 22) {
         ops.add(new PopOne());
-      } else {
+      } else if (roll < 23) {
         ops.add(new PopAll());
+      } else {
+        ops.add(new Close());
       }
     }
     return ops;
@@ -179,7 +185,7 @@ class DeltaFifoIndexerModelTest {
   }
 
   /** One step of a generated history. */
-  sealed interface Op permits Change, WatchDown, Relist, Resync, PopOne, PopAll {}
+  sealed interface Op permits Change, WatchDown, Relist, Resync, PopOne, PopAll, Close {}
 
   /**
    * A server-side change to pod {@code pod}: created if absent, else deleted if {@code delete},
@@ -202,12 +208,24 @@ class DeltaFifoIndexerModelTest {
   /** The informer pops until the FIFO is empty. */
   record PopAll() implements Op {}
 
+  /**
+   * The FIFO is closed (as on informer shutdown): queued keys are still handed out, writes are
+   * still accepted, and a pop of an empty FIFO returns empty instead of blocking.
+   */
+  record Close() implements Op {}
+
   /** The system under test, the server model, the consumer model and the hasSynced model. */
   private static final class ModelRun {
 
     final Indexer<Pod> indexer = Indexers.newNamespaceIndexer();
-    final DeltaFifo<Pod> fifo =
-        DeltaFifo.<Pod>builder(Keys::metaNamespaceKey).knownObjects(indexer).name("model").build();
+    final DeltaFifo<Pod> fifo;
+    final boolean transform;
+
+    /** Calls of the transform, and how many the model expects: one per object given. */
+    int transformCalls;
+
+    int expectedTransformCalls;
+    boolean closed;
 
     /** The server: pods by key, and the last resourceVersion handed out. */
     final Map<String, Pod> serverPods = new LinkedHashMap<>();
@@ -226,13 +244,30 @@ class DeltaFifoIndexerModelTest {
     int initialPopsLeft;
     boolean synced;
 
+    int handedOutWhenEmpty;
     int tombstonesSeen;
     int syncsSeen;
     int watchDeletionsSeen;
 
-    ModelRun(boolean watchingFromStart) {
+    ModelRun(boolean watchingFromStart, boolean transform) {
       // The server starts empty, so a watch that is up from the start misses nothing.
       this.watching = watchingFromStart;
+      this.transform = transform;
+      this.fifo =
+          DeltaFifo.<Pod>builder(Keys::metaNamespaceKey)
+              .knownObjects(indexer)
+              .transform(transform ? this::mark : null)
+              .name("model")
+              .build();
+    }
+
+    private Pod mark(Pod p) {
+      transformCalls++;
+      return new PodBuilder(p)
+          .editMetadata()
+          .addToAnnotations(TRANSFORMED, "true")
+          .endMetadata()
+          .build();
     }
 
     void apply(Op op) throws InterruptedException {
@@ -248,6 +283,9 @@ class DeltaFifoIndexerModelTest {
         popOne();
       } else if (op instanceof PopAll) {
         drain();
+      } else if (op instanceof Close) {
+        fifo.close();
+        closed = true;
       } else {
         throw new IllegalStateException("unknown op " + op);
       }
@@ -284,6 +322,7 @@ class DeltaFifoIndexerModelTest {
     void relist() {
       List<Pod> listed = List.copyOf(serverPods.values());
       fifo.replace(listed, Long.toString(serverRv));
+      expectedTransformCalls += transform ? listed.size() : 0;
       if (!populated) {
         populated = true;
         initialPopsLeft = listed.size();
@@ -302,7 +341,13 @@ class DeltaFifoIndexerModelTest {
 
     void popOne() throws InterruptedException {
       if (fifo.isEmpty()) {
-        return; // pop would block
+        if (closed) {
+          assertThat(fifo.pop((deltas, initial) -> handedOutWhenEmpty++))
+              .as("pop of a closed, empty FIFO")
+              .isEmpty();
+          assertThat(handedOutWhenEmpty).as("processor calls when closed and empty").isZero();
+        }
+        return; // else pop would block
       }
       boolean expectInitial = !synced;
       List<List<Delta<Pod>>> handed = new ArrayList<>(1);
@@ -400,6 +445,7 @@ class DeltaFifoIndexerModelTest {
     }
 
     void onWrite() {
+      expectedTransformCalls += transform ? 1 : 0;
       populated = true;
       checkSynced();
     }
@@ -416,6 +462,15 @@ class DeltaFifoIndexerModelTest {
       assertThat(fifo.synced().isDone()).as("synced() is done %s", when).isEqualTo(synced);
       assertThat(consumerState()).as("consumer equals indexer %s", when).isEqualTo(indexerState());
       checkNamespaceIndex(when);
+      assertThat(fifo.isClosed()).as("isClosed %s", when).isEqualTo(closed);
+      assertThat(transformCalls)
+          .as("transform calls: one per object given to the FIFO, %s", when)
+          .isEqualTo(expectedTransformCalls);
+      for (Pod p : indexer.list()) {
+        assertThat(p.getMetadata().getAnnotations().containsKey(TRANSFORMED))
+            .as("%s in the indexer is transformed iff there is a transform, %s", p, when)
+            .isEqualTo(transform);
+      }
       if (watching) {
         assertThat(pendingState())
             .as("while the watch is up, FIFO plus indexer equal the server, %s", when)

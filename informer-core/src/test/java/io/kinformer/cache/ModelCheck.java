@@ -15,8 +15,8 @@ import java.util.function.Function;
  * <p>Shrinking is greedy: remove chunks of steps (halves, quarters, ... single steps) while the
  * property still fails with the same exception class, then try the simpler variants of each step
  * that {@link #simplifyWith} offers, and repeat until nothing helps, or {@value #MAX_SHRINK_RUNS}
- * runs or {@link #SHRINK_BUDGET} were spent. The report carries the shrunk failure as its cause and the original failure as
- * a suppressed exception.
+ * runs or {@link #SHRINK_BUDGET} were spent. The report carries the shrunk failure as its cause
+ * and the original failure as a suppressed exception.
  *
  * <p>System properties (read when {@link #check} runs):
  *

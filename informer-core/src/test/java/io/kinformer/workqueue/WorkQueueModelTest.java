@@ -8,15 +8,18 @@ import io.kinformer.time.FakeClock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -40,7 +43,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * get} answers empty, twice.
  *
  * <p>The same model is run against the plain queue and against the delaying and rate-limiting
- * queues, whose {@code add}/{@code get}/{@code done} must behave the same.
+ * queues, whose {@code add}/{@code get}/{@code done} must behave the same. For those two the
+ * sequences also hold {@code addAfter} and steps of a {@link FakeClock}, and the model adds a map
+ * of waiting items: an item waits until its ready time (keeping the earlier one when added again),
+ * due items enter the queue in ready-time order (ties in the order first added), a zero delay adds
+ * at once, and shutdown discards what still waits. ({@code addRateLimited} is left to the rate
+ * limiter tests.)
  *
  * <p>Tries: {@value #TRIES} per case; {@code -Dkinformer.fuzz.tries=N} runs N. The timeout only
  * guards against a hang.
@@ -59,8 +67,11 @@ class WorkQueueModelTest {
    */
   private static final boolean CONCURRENT_DRAINS = false;
 
-  /** A queue implementation under test. */
-  record Case(String name, Supplier<WorkQueue<String>> factory) {
+  /**
+   * A queue implementation under test, made on a fake clock; for a {@link DelayingQueue}, the
+   * generated operations also include {@code addAfter} and moving the clock.
+   */
+  record Case(String name, Function<FakeClock, WorkQueue<String>> factory, boolean delaying) {
     @Override
     public String toString() {
       return name;
@@ -69,27 +80,30 @@ class WorkQueueModelTest {
 
   static List<Case> cases() {
     return List.of(
-        new Case("WorkQueue", () -> WorkQueue.create(options())),
-        new Case("DelayingQueue", () -> DelayingQueue.create(options())),
+        new Case("WorkQueue", clock -> WorkQueue.create(options(clock)), false),
+        new Case("DelayingQueue", clock -> DelayingQueue.create(options(clock)), true),
         new Case(
             "RateLimitingQueue",
-            () ->
+            clock ->
                 RateLimitingQueue.create(
-                    RateLimiters.<String>defaultControllerRateLimiter(), options())));
+                    RateLimiters.<String>defaultControllerRateLimiter(), options(clock)),
+            true));
   }
 
-  private static QueueOptions options() {
-    return QueueOptions.builder().name("model").clockAndScheduler(new FakeClock()).build();
+  private static QueueOptions options(FakeClock clock) {
+    return QueueOptions.builder().name("model").clockAndScheduler(clock).build();
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void randomOperations_behaveLikeTheModel(Case c) {
-    ModelCheck.forAll("work queue model, " + c.name(), TRIES, WorkQueueModelTest::operations)
+    ModelCheck.forAll(
+            "work queue model, " + c.name(), TRIES, random -> operations(random, c.delaying()))
         .simplifyWith(WorkQueueModelTest::simpler)
         .check(
             ops -> {
-              ModelRun run = new ModelRun(c.factory().get());
+              FakeClock clock = new FakeClock();
+              ModelRun run = new ModelRun(c.factory().apply(clock), clock);
               try {
                 for (int step = 0; step < ops.size(); step++) {
                   Op op = ops.get(step);
@@ -115,8 +129,9 @@ class WorkQueueModelTest {
   @Disabled("known bug, reported: done() of a dirty last item wakes only one waiting drainer")
   @Test
   void shutDownWithDrain_whenTwoWaitAndLastItemIsDoneWhileDirty_releasesBoth() {
-    WorkQueue<String> queue = WorkQueue.create(options());
-    ModelRun run = new ModelRun(queue);
+    FakeClock clock = new FakeClock();
+    WorkQueue<String> queue = WorkQueue.create(options(clock));
+    ModelRun run = new ModelRun(queue, clock);
     try {
       queue.add("a");
       String item = queue.get().orElseThrow();
@@ -147,10 +162,21 @@ class WorkQueueModelTest {
     return null;
   }
 
-  static List<Op> operations(SplittableRandom random) {
+  static List<Op> operations(SplittableRandom random, boolean delaying) {
     int length = random.nextInt(MAX_STEPS + 1);
     List<Op> ops = new ArrayList<>(length);
     for (int i = 0; i < length; i++) {
+      if (delaying && random.nextInt(4) == 0) {
+        if (random.nextBoolean()) {
+          ops.add(
+              new AddAfter(
+                  ITEMS.get(random.nextInt(ITEMS.size())),
+                  DELAYS_MS.get(random.nextInt(DELAYS_MS.size()))));
+        } else {
+          ops.add(new Advance(STEPS_MS.get(random.nextInt(STEPS_MS.size()))));
+        }
+        continue;
+      }
       int roll = random.nextInt(40);
       if (roll < 16) {
         ops.add(new Add(ITEMS.get(random.nextInt(ITEMS.size()))));
@@ -167,7 +193,21 @@ class WorkQueueModelTest {
     return ops;
   }
 
+  /** Delays for addAfter, in ms: zero adds at once; 10 s is the wake-up horizon. */
+  private static final List<Long> DELAYS_MS = List.of(0L, 1L, 5L, 10L, 50L, 10_000L, 25_000L);
+
+  /** Steps of the fake clock, in ms. */
+  private static final List<Long> STEPS_MS = List.of(0L, 1L, 4L, 10L, 100L, 10_000L, 30_000L);
+
   static List<Op> simpler(Op op) {
+    if (op instanceof AddAfter a) {
+      List<Op> out = new ArrayList<>();
+      out.add(new Add(a.item()));
+      if (!a.item().equals("a")) {
+        out.add(new AddAfter("a", a.delayMs()));
+      }
+      return out;
+    }
     if (op instanceof Add a && !a.item().equals("a")) {
       return List.of(new Add("a"));
     }
@@ -181,7 +221,7 @@ class WorkQueueModelTest {
   }
 
   /** One step of a generated sequence. */
-  sealed interface Op permits Add, Get, Done, ShutDown, ShutDownWithDrain {}
+  sealed interface Op permits Add, Get, Done, ShutDown, ShutDownWithDrain, AddAfter, Advance {}
 
   /** {@code add(item)}. */
   record Add(String item) implements Op {}
@@ -198,10 +238,23 @@ class WorkQueueModelTest {
   /** {@code shutDownWithDrain()}: on a helper thread while items are being processed. */
   record ShutDownWithDrain() implements Op {}
 
+  /** {@code addAfter(item, delay)} on a delaying queue. */
+  record AddAfter(String item, long delayMs) implements Op {}
+
+  /** The fake clock moves on, running due wake-ups on the test thread. */
+  record Advance(long ms) implements Op {}
+
   /** The queue, the reference model and the helper threads of one run. */
   private static final class ModelRun {
 
     final WorkQueue<String> queue;
+    final FakeClock clock;
+
+    /** The model of the delaying queue: item to {ready time in ms, order of first addAfter}. */
+    final Map<String, long[]> waiting = new HashMap<>();
+
+    long nowMs;
+    long sequence;
 
     // The model: client-go's queue.
     final ArrayDeque<String> modelQueue = new ArrayDeque<>();
@@ -217,8 +270,9 @@ class WorkQueueModelTest {
 
     final List<Thread> threads = new ArrayList<>();
 
-    ModelRun(WorkQueue<String> queue) {
+    ModelRun(WorkQueue<String> queue, FakeClock clock) {
       this.queue = queue;
+      this.clock = clock;
     }
 
     void apply(Op op) throws InterruptedException {
@@ -235,6 +289,10 @@ class WorkQueueModelTest {
         shutDown();
       } else if (op instanceof ShutDownWithDrain) {
         shutDownWithDrain();
+      } else if (op instanceof AddAfter a) {
+        addAfter(a.item(), a.delayMs());
+      } else if (op instanceof Advance a) {
+        advance(a.ms());
       } else {
         throw new IllegalStateException("unknown op " + op);
       }
@@ -242,6 +300,48 @@ class WorkQueueModelTest {
 
     void add(String item) {
       queue.add(item);
+      modelAdd(item);
+    }
+
+    void addAfter(String item, long delayMs) {
+      ((DelayingQueue<String>) queue).addAfter(item, Duration.ofMillis(delayMs));
+      if (shuttingDown) {
+        return;
+      }
+      if (delayMs <= 0) {
+        modelAdd(item);
+        return;
+      }
+      long readyAt = nowMs + delayMs;
+      long[] entry = waiting.get(item);
+      if (entry == null) {
+        waiting.put(item, new long[] {readyAt, sequence++});
+      } else {
+        entry[0] = Math.min(entry[0], readyAt); // keeps the earlier time, and its place in ties
+      }
+    }
+
+    /** Due items enter the queue in ready-time order, ties in the order first added. */
+    void advance(long ms) {
+      clock.advance(Duration.ofMillis(ms));
+      nowMs += ms;
+      List<Map.Entry<String, long[]>> due = new ArrayList<>();
+      for (Map.Entry<String, long[]> e : waiting.entrySet()) {
+        if (e.getValue()[0] <= nowMs) {
+          due.add(e);
+        }
+      }
+      due.sort(
+          Comparator.comparingLong((Map.Entry<String, long[]> e) -> e.getValue()[0])
+              .thenComparingLong(e -> e.getValue()[1]));
+      for (Map.Entry<String, long[]> e : due) {
+        waiting.remove(e.getKey());
+        modelAdd(e.getKey());
+      }
+    }
+
+    /** What {@code add} does to the model. */
+    void modelAdd(String item) {
       if (shuttingDown || dirty.contains(item)) {
         return;
       }
@@ -280,6 +380,7 @@ class WorkQueueModelTest {
     void shutDown() {
       queue.shutDown();
       shuttingDown = true;
+      waiting.clear(); // shutdown discards items still waiting
       releaseWaitingGet();
       awaitDrainsReturned("shutDown() releases every waiting shutDownWithDrain()");
     }
@@ -288,6 +389,7 @@ class WorkQueueModelTest {
       if (processing.isEmpty()) {
         queue.shutDownWithDrain(); // returns at once: nothing is being processed
         shuttingDown = true;
+        waiting.clear(); // shutdown discards items still waiting
         releaseWaitingGet();
         return;
       }
@@ -311,6 +413,7 @@ class WorkQueueModelTest {
           .until(() -> f.isDone() || drainer.getState() == Thread.State.WAITING);
       assertThat(queue.isShuttingDown()).as("shutDownWithDrain() shuts the queue down").isTrue();
       shuttingDown = true;
+      waiting.clear(); // shutdown discards items still waiting
       releaseWaitingGet();
       checkDrainsWaiting();
     }
