@@ -20,7 +20,6 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -59,13 +58,6 @@ class WorkQueueModelTest {
   private static final int TRIES = 300;
   private static final int MAX_STEPS = 60;
   private static final List<String> ITEMS = List.of("a", "b", "c", "d");
-
-  /**
-   * Whether the model lets several {@code shutDownWithDrain()} calls wait at once. Off while the
-   * bug shown by {@link #shutDownWithDrain_whenTwoWaitAndLastItemIsDoneWhileDirty_releasesBoth}
-   * stands: with it on, the model finds that bug within a few hundred tries.
-   */
-  private static final boolean CONCURRENT_DRAINS = false;
 
   /**
    * A queue implementation under test, made on a fake clock; for a {@link DelayingQueue}, the
@@ -118,15 +110,11 @@ class WorkQueueModelTest {
   }
 
   /**
-   * Found by the model (with {@link #CONCURRENT_DRAINS} on): when two threads wait in {@code
-   * shutDownWithDrain()} and the last item being processed is done while dirty (added again
-   * during processing), {@code DefaultWorkQueue.done} requeues it and calls {@code
-   * changed.signal()}, which wakes one waiter only; the other drainer waits until something else
-   * signals (here, {@code shutDown()}), although nothing is being processed any more. The
-   * non-dirty branch of {@code done} uses {@code signalAll()}; the dirty branch needs it too when
-   * processing becomes empty.
+   * A regression test for a bug the model found: when two threads waited in {@code
+   * shutDownWithDrain()} and the last item being processed was done while dirty (added again
+   * during processing), {@code done} requeued it with a single {@code signal()}, which woke one
+   * drainer only; the other waited on although nothing was being processed any more.
    */
-  @Disabled("known bug, reported: done() of a dirty last item wakes only one waiting drainer")
   @Test
   void shutDownWithDrain_whenTwoWaitAndLastItemIsDoneWhileDirty_releasesBoth() {
     FakeClock clock = new FakeClock();
@@ -391,9 +379,6 @@ class WorkQueueModelTest {
         shuttingDown = true;
         waiting.clear(); // shutdown discards items still waiting
         releaseWaitingGet();
-        return;
-      }
-      if (!CONCURRENT_DRAINS && !waitingDrains.isEmpty()) {
         return;
       }
       waitingDrains.add(
