@@ -28,21 +28,23 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>{@link ModelCheck} generates histories of operations, and shrinks a failing one to a short
  * history: server-side changes to a handful of pods, delivered to the FIFO as watch events while
  * the watch is up and missed while it is down; the watch breaking; relists (a {@code replace} with
- * the server's full state, after which the watch is up again); resyncs; and pops of one key or of
- * every queued key. Two reference models are kept beside the system: the server ("what exists, at
- * which resourceVersion") and a consumer that replays the deltas returned by {@code pop}, as an
- * event handler would see them.
+ * the server's full state, after which the watch is up again); resyncs; pops of one key or of every
+ * queued key; and closing the FIFO. Two reference models are kept beside the system: the server
+ * ("what exists, at which resourceVersion") and a consumer that replays the deltas returned by
+ * {@code pop}, as an event handler would see them.
  *
- * <p>Checked after every step: the FIFO's own invariants; {@code hasSynced()} and the synced
- * future against a model of the first list's pop count; the consumer's view equals the indexer;
- * the namespace index agrees with the indexer's content; and, while the watch is up, "FIFO plus
- * indexer" is exactly the server (for each key, the newest queued delta if the key is queued, else
- * the indexer's object). Checked on every pop: {@code isInInitialList}; all deltas of a pop share
- * one key; per key, the resourceVersions the consumer sees never go backwards, a {@code SYNC}
- * re-delivers exactly the consumer's current object and a tombstone carries exactly the consumer's
- * current object. Checked at the end, after a final relist and a drain: the indexer and the
- * consumer equal the server, and the FIFO has synced. A coverage check makes sure the generated
- * histories do reach tombstones, syncs and watch deletions.
+ * <p>Checked after every step: the FIFO's own invariants; {@code hasSynced()} and the synced future
+ * against a model of the first list's pop count; the consumer's view equals the indexer; the
+ * namespace index agrees with the indexer's content; {@code isClosed()}; with a transform, exactly
+ * one transform call per object given to the FIFO and only transformed objects in the indexer; and,
+ * while the watch is up, "FIFO plus indexer" is exactly the server (for each key, the newest queued
+ * delta if the key is queued, else the indexer's object). Checked on every pop: {@code
+ * isInInitialList}; all deltas of a pop share one key; per key, the resourceVersions the consumer
+ * sees never go backwards, a {@code SYNC} re-delivers exactly the consumer's current object and a
+ * tombstone carries exactly the consumer's current object; a pop of a closed, empty FIFO returns
+ * empty at once. Checked at the end, after a final relist and a drain: the indexer and the consumer
+ * equal the server, and the FIFO has synced. A coverage check makes sure the generated histories do
+ * reach tombstones, syncs and watch deletions.
  *
  * <p>Tries: {@value #TRIES} per case; {@code -Dkinformer.fuzz.tries=N} runs N (see {@link
  * ModelCheck}).
