@@ -88,7 +88,7 @@ class WorkQueueModelTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
-  void randomOperations_behaveLikeTheModel(Case c) {
+  void randomOperations_onEachQueue_behaveLikeTheModel(Case c) {
     ModelCheck.forAll(
             "work queue model, " + c.name(), TRIES, random -> operations(random, c.delaying()))
         .simplifyWith(WorkQueueModelTest::simpler)
