@@ -99,7 +99,7 @@ public class CodecBenchmark {
         p.nextToken();
         if (name.equals("items")) {
           while (p.nextToken() == JsonToken.START_OBJECT) {
-            bh.consume(podReader.readValue(p, Pod.class));
+            bh.consume(podReader.<Pod>readValue(p));
           }
         } else {
           p.skipChildren();
@@ -133,7 +133,7 @@ public class CodecBenchmark {
           if (name.equals("type")) {
             eventType = p.getString();
           } else if (name.equals("object")) {
-            pod = podReader.readValue(p, Pod.class);
+            pod = podReader.<Pod>readValue(p);
           } else {
             p.skipChildren();
           }
