@@ -55,6 +55,7 @@ public final class Driver {
     Duration timeout = Duration.ofSeconds(Long.parseLong(a.getOrDefault("timeoutSeconds", "300")));
 
     Subject subject = switch (library) {
+      case "raw" -> new RawSubject(n);
       case "floor" -> new FloorSubject();
       case "kinformer" -> new KinformerSubject(variant);
       case "fabric8" -> new Fabric8Subject();

@@ -29,7 +29,8 @@ import java.util.regex.Pattern;
  * (10000,100000), {@code events} (M, 20000), {@code paced} (1000), {@code rate} (200/s),
  * {@code rounds} (3), {@code heap} (3g), {@code libraries}
  * (floor,kinformer,kinformer:strip,kinformer:meta,fabric8,official), {@code threadsN} (1000),
- * {@code threadInformers} (1,10,50), {@code threadHandlers} (1,10), {@code out}.
+ * {@code threadInformers} (1,10,50), {@code threadHandlers} (1,10), {@code out}, {@code
+ * reportOnly} (true: only rewrite the report and chart from {@code out/results.jsonl}).
  *
  * <p>Thread safety: a main program.
  */
@@ -62,6 +63,20 @@ public final class Harness {
     Path out = Path.of(o.get("out"));
     Files.createDirectories(out);
     Path jsonl = out.resolve("results.jsonl");
+    if (Boolean.parseBoolean(o.get("reportOnly"))) {
+      List<Map<String, String>> old = new ArrayList<>();
+      for (String line : Files.readAllLines(jsonl)) {
+        Map<String, String> r = new HashMap<>();
+        Matcher mt = NUMBER.matcher(line);
+        while (mt.find()) {
+          r.put(mt.group(1), mt.group(2).replace("\"", ""));
+        }
+        old.add(r);
+      }
+      Report.write(old, o, out);
+      log("wrote " + out.resolve("report.md") + " and " + out.resolve("sync-heap.png"));
+      return;
+    }
     Files.writeString(jsonl, "");
     List<String> libraries = List.of(o.get("libraries").split(","));
     List<Map<String, String>> results = new ArrayList<>();

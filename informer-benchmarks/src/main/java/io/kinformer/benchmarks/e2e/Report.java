@@ -165,6 +165,16 @@ final class Report {
     return String.format(Locale.ROOT, "%.2f×", sa.median() / sb.median());
   }
 
+  /** A linear or logarithmic value-to-fraction mapping. */
+  private record Scale(double lo, double hi, boolean log) {
+    double frac(double v) {
+      if (log) {
+        return Math.max(0, Math.log10(v / lo) / Math.log10(hi / lo));
+      }
+      return (v - lo) / (hi - lo);
+    }
+  }
+
   private static void chart(Map<Integer, Map<String, List<Map<String, String>>>> main,
       List<String> names, Path file) throws IOException {
     int w = 1100;
@@ -175,10 +185,10 @@ final class Report {
     g.setColor(Color.WHITE);
     g.fillRect(0, 0, w, h);
     TreeSet<Integer> sizes = new TreeSet<>(main.keySet());
-    panel(g, main, names, sizes, "syncMillis", "initial sync (ms, median; bars: min–max)", 60, 40,
-        440, 340);
-    panel(g, main, names, sizes, "heapBytesPerObject", "retained heap per object (bytes)", 600, 40,
-        440, 340);
+    panel(g, main, names, sizes, "syncMillis",
+        "initial sync (ms, log scale; median, whiskers min–max)", 60, 40, 440, 340, true);
+    panel(g, main, names, sizes, "heapBytesPerObject",
+        "retained heap per cached object (bytes; median, min–max)", 600, 40, 440, 340, false);
     g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
     int x = 60;
     for (int i = 0; i < names.size(); i++) {
@@ -194,28 +204,37 @@ final class Report {
 
   private static void panel(Graphics2D g, Map<Integer, Map<String, List<Map<String, String>>>> main,
       List<String> names, TreeSet<Integer> sizes, String key, String title, int x0, int y0,
-      int pw, int ph) {
+      int pw, int ph, boolean log) {
     double max = 0;
+    double minPositive = Double.MAX_VALUE;
     for (var byName : main.values()) {
       for (var rows : byName.values()) {
         Stat s = stat(rows, key);
         if (s.count() > 0) {
           max = Math.max(max, s.max());
+          if (s.min() > 0) {
+            minPositive = Math.min(minPositive, s.min());
+          }
         }
       }
     }
     if (max == 0) {
       max = 1;
     }
+    Scale scale = log
+        ? new Scale(Math.pow(10, Math.floor(Math.log10(Math.min(minPositive, max)))),
+            Math.pow(10, Math.ceil(Math.log10(max))), true)
+        : new Scale(0, max, false);
     g.setColor(Color.BLACK);
     g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 13));
     g.drawString(title, x0, y0 - 12);
     g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
     g.drawLine(x0, y0 + ph, x0 + pw, y0 + ph);
     g.drawLine(x0, y0, x0, y0 + ph);
-    for (int t = 0; t <= 4; t++) {
-      double v = max * t / 4;
-      int y = y0 + ph - (int) (ph * t / 4.0);
+    int ticks = log ? (int) Math.round(Math.log10(scale.hi() / scale.lo())) : 4;
+    for (int t = 0; t <= ticks; t++) {
+      double v = log ? scale.lo() * Math.pow(10, t) : max * t / 4;
+      int y = y0 + ph - (int) (ph * scale.frac(v));
       g.setColor(new Color(0xdddddd));
       g.drawLine(x0 + 1, y, x0 + pw, y);
       g.setColor(Color.BLACK);
@@ -241,13 +260,13 @@ final class Report {
           continue;
         }
         int bx = gx + i * barWidth;
-        int bh = (int) (ph * s.median() / max);
+        int bh = (int) (ph * scale.frac(s.median()));
         g.setColor(COLORS[i % COLORS.length]);
         g.fillRect(bx, y0 + ph - bh, barWidth - 3, bh);
         g.setColor(Color.BLACK);
         g.setStroke(new BasicStroke(1.2f));
-        int ymin = y0 + ph - (int) (ph * s.min() / max);
-        int ymax = y0 + ph - (int) (ph * s.max() / max);
+        int ymin = y0 + ph - (int) (ph * scale.frac(s.min()));
+        int ymax = y0 + ph - (int) (ph * scale.frac(s.max()));
         int cx = bx + (barWidth - 3) / 2;
         g.drawLine(cx, ymin, cx, ymax);
         g.drawLine(cx - 3, ymin, cx + 3, ymin);
