@@ -30,8 +30,8 @@ import tools.jackson.databind.json.JsonMapper;
  * kinformer's streaming codecs (package-private {@code ListCodec} and {@code WatchCodec}, hence
  * this package) against plain Jackson on the same bytes: a list page of {@value #PAGE} realistic
  * pods and a watch stream of {@value #EVENTS} MODIFIED events. Scores are pods (events) per
- * second; {@code -prof gc} gives the allocation per pod ({@code gc.alloc.rate.norm} divided by the
- * batch size, since one operation is a whole page or stream).
+ * second; {@code -prof gc} gives the allocation per pod ({@code gc.alloc.rate.norm}: JMH divides by
+ * {@code @OperationsPerInvocation}).
  *
  * <p>Run: {@code java -jar informer-benchmarks/target/benchmarks.jar CodecBenchmark -prof gc}.
  *
