@@ -257,6 +257,8 @@ class SharedInformerFactoryTest {
     // Keep the informer away while the deletion happens and history is compacted.
     server.faults().failNext(Verb.WATCH, "pods", 1, 500);
     server.faults().resetAllWatches();
+    // The reset is asynchronous: make sure the old watch cannot carry the deletion.
+    await().until(() -> server.faults().openWatches("pods") == 0);
     pods.delete("goes");
     pods.create(pod("default", "new", Map.of()));
     server.faults().compactHistory();
