@@ -194,6 +194,19 @@ class SharedInformerFactoryTest {
     PartialObjectMetadata cm = informer.getIndexer().getByKey("default/cm").orElseThrow();
     assertThat(cm.getMetadata().getLabels()).containsEntry("k", "v");
     assertThat(cm.getKind()).isEqualTo("PartialObjectMetadata");
+
+    View<PartialObjectMetadata> view = new View<>();
+    informer.addEventHandler(view);
+    ResourceClient<ConfigMap> cms = client.resources(ConfigMap.class).inNamespace("default");
+    ConfigMap changed = cms.get("cm").orElseThrow();
+    changed.getMetadata().setLabels(Map.of("k", "w"));
+    cms.update(changed);
+    await().until(
+        () -> "w".equals(
+            informer.getIndexer().getByKey("default/cm").orElseThrow().getMetadata().getLabels().get("k")));
+    cms.delete("cm");
+    await().until(() -> view.deletions.contains("default/cm"));
+    assertThat(informer.getIndexer().listKeys()).doesNotContain("default/cm");
   }
 
   @Test
