@@ -86,7 +86,7 @@ class DocSnippetsTest {
             lines.addAll(b.start(), code.lines().toList());
             changed = true;
           } else {
-            problems.add(b.page() + ":" + b.line() + ": block " + b.name() + " differs from source");
+            problems.add(b.page() + ":" + b.line() + ": " + b.name() + " differs from source");
           }
         }
       }

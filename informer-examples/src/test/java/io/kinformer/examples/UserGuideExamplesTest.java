@@ -211,6 +211,18 @@ class UserGuideExamplesTest {
     // end::watch-errors[]
   }
 
+  static boolean healthCheck(
+      SharedIndexInformer<Pod> pods, ResourceEventHandlerRegistration registration) {
+    // tag::health-check[]
+    boolean healthy =
+        pods.hasSynced()
+            && !pods.isStopped()
+            && registration.hasSynced()
+            && registration.pendingNotifications() < 10_000; // a handler that keeps up
+    // end::health-check[]
+    return healthy;
+  }
+
   // ---- the tests -----------------------------------------------------------------------------
 
   private static Pod pod(String ns, String name, String node, Map<String, String> labels) {
@@ -279,6 +291,21 @@ class UserGuideExamplesTest {
 
     await().untilAsserted(() -> assertThat(keys).hasSize(5).last().isEqualTo("shop/db-0"));
     assertThat(pods.getIndexer().listKeys()).doesNotContain("shop/db-0");
+  }
+
+  @Test
+  void healthCheck_isTrueOnceHandlerCaughtUpAndFalseAfterClose() throws Exception {
+    seedShop();
+    SharedIndexInformer<Pod> pods = informer();
+    ResourceEventHandlerRegistration registration = addHandler(pods, WorkQueue.create());
+    assertThat(healthCheck(pods, registration)).isFalse();
+
+    startAndSync(pods);
+    await().until(registration::hasSynced);
+    assertThat(healthCheck(pods, registration)).isTrue();
+
+    pods.close();
+    assertThat(healthCheck(pods, registration)).isFalse();
   }
 
   @Test
@@ -384,6 +411,29 @@ class UserGuideExamplesTest {
     startAndSync(pods); // the informer retries after its backoff, and the second list succeeds
 
     assertThat(errors).containsOnlyKeys(403);
+  }
+
+  @Test
+  void fakeListerWatcher_drivesAnInformerThroughAnOutage() throws Exception {
+    // tag::testing-fake[]
+    FakeListerWatcher<Pod> source =
+        new FakeListerWatcher<>(
+            rv -> new PodBuilder().withNewMetadata().withResourceVersion(rv).endMetadata().build());
+    Pod web0 =
+        new PodBuilder().withNewMetadata().withNamespace("shop").withName("web-0").endMetadata()
+            .build();
+    source.add(web0);
+    try (SharedIndexInformer<Pod> informer = SharedIndexInformer.builder("pods", source).build()) {
+      informer.start();
+      assertThat(informer.awaitSynced(Duration.ofSeconds(30))).isTrue();
+
+      source.breakWatches(new InformerException("connection reset")); // a network glitch
+      source.delete(new PodBuilder(web0).build()); // deleted while the watch is down
+      source.compact(); // and the history is gone: the informer must relist to notice
+
+      await().until(() -> informer.getIndexer().listKeys().isEmpty());
+    }
+    // end::testing-fake[]
   }
 
   private static WorkQueue<String> recordingQueue(List<String> keys) {
