@@ -367,6 +367,13 @@ public final class LabelSelector {
 
     /** Go's strconv.ParseInt(s, 10, 64): optional sign, decimal digits, no blanks. */
     private static @Nullable Long parseLong(String s) {
+      // Long.parseLong accepts any Unicode decimal digit; Go accepts ASCII digits only.
+      for (int i = 0; i < s.length(); i++) {
+        char c = s.charAt(i);
+        if ((c < '0' || c > '9') && !(i == 0 && (c == '+' || c == '-'))) {
+          return null;
+        }
+      }
       try {
         return Long.parseLong(s);
       } catch (NumberFormatException e) {

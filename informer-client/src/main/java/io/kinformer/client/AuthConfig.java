@@ -1,0 +1,97 @@
+package io.kinformer.client;
+
+import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The credentials of one kubeconfig user (client-go's {@code AuthInfo}), already validated: at
+ * most one of token (or token file), basic auth and exec plugin is set; a client certificate and
+ * key come together and may accompany any of them.
+ *
+ * <p>{@link #toString()} says which methods are configured, never their values.
+ *
+ * <p>Thread safety: immutable.
+ *
+ * @param origin where the user came from, for error messages, e.g. {@code ~/.kube/config:
+ *     users[dev].user}
+ */
+record AuthConfig(
+    String origin,
+    @Nullable String token,
+    @Nullable Path tokenFile,
+    @Nullable String username,
+    @Nullable String password,
+    @Nullable PemSource clientCertificate,
+    @Nullable PemSource clientKey,
+    @Nullable ExecConfig exec) {
+
+  static AuthConfig none(String origin) {
+    return new AuthConfig(origin, null, null, null, null, null, null, null);
+  }
+
+  AuthConfig {
+    int methods =
+        (token != null || tokenFile != null ? 1 : 0)
+            + (username != null || password != null ? 1 : 0)
+            + (exec != null ? 1 : 0);
+    if (methods > 1) {
+      throw new KubeConfigException(
+          origin
+              + ": more than one authentication method found ("
+              + describeMethods(token, tokenFile, username, password, exec)
+              + "); only one of token/tokenFile, username/password and exec is allowed");
+    }
+    if ((clientCertificate == null) != (clientKey == null)) {
+      throw new KubeConfigException(
+          origin
+              + ": "
+              + (clientCertificate == null ? "client-key is set without client-certificate"
+                  : "client-certificate is set without client-key"));
+    }
+  }
+
+  private static String describeMethods(
+      @Nullable String token,
+      @Nullable Path tokenFile,
+      @Nullable String username,
+      @Nullable String password,
+      @Nullable ExecConfig exec) {
+    StringBuilder b = new StringBuilder();
+    if (token != null) {
+      b.append("token");
+    }
+    if (tokenFile != null) {
+      b.append(b.length() > 0 ? ", " : "").append("tokenFile");
+    }
+    if (username != null || password != null) {
+      b.append(b.length() > 0 ? ", " : "").append("username/password");
+    }
+    if (exec != null) {
+      b.append(b.length() > 0 ? ", " : "").append("exec");
+    }
+    return b.toString();
+  }
+
+  /** A secret-free description of the methods, e.g. {@code token, client-certificate}. */
+  String describe() {
+    StringBuilder b = new StringBuilder();
+    if (tokenFile != null) {
+      b.append("token-file ").append(tokenFile);
+    } else if (token != null) {
+      b.append("token");
+    } else if (username != null) {
+      b.append("basic");
+    } else if (exec != null) {
+      b.append("exec ").append(exec.command());
+    }
+    if (clientCertificate != null) {
+      b.append(b.length() > 0 ? ", " : "").append("client-certificate");
+    }
+    return b.length() == 0 ? "none" : b.toString();
+  }
+
+  @Override
+  public String toString() {
+    return "AuthConfig{" + origin + ": " + describe() + "}";
+  }
+}

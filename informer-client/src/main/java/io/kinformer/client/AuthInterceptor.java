@@ -1,0 +1,129 @@
+package io.kinformer.client;
+
+import io.kinformer.time.Clock;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Objects;
+import okhttp3.Authenticator;
+import okhttp3.Interceptor;
+import okhttp3.Request;
+import okhttp3.Response;
+import okhttp3.Route;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Adds the {@code Authorization} header of the configured credentials to every request, and, as
+ * OkHttp's {@link Authenticator}, retries once after a 401 when the token source can produce a
+ * different token (an exec plugin re-run, a rotated token file).
+ *
+ * <p>A request that already carries {@code Authorization} is left alone (client-go does the same,
+ * so an explicit header wins). A token that cannot be obtained fails the call with an {@link
+ * IOException} whose cause is the {@link KubeConfigException}; OkHttp only lets interceptors throw
+ * IOExceptions without taking down an asynchronous call's thread.
+ *
+ * <p>Neither the header value nor the token is ever logged.
+ *
+ * <p>Thread safety: thread-safe; the token sources are.
+ */
+final class AuthInterceptor implements Interceptor, Authenticator {
+
+  private static final Logger log = LoggerFactory.getLogger(AuthInterceptor.class);
+  private static final String AUTHORIZATION = "Authorization";
+
+  private final String origin;
+  private final @Nullable String fixedHeader;
+  private final @Nullable AuthTokenSource tokens;
+
+  private AuthInterceptor(
+      String origin, @Nullable String fixedHeader, @Nullable AuthTokenSource tokens) {
+    this.origin = origin;
+    this.fixedHeader = fixedHeader;
+    this.tokens = tokens;
+  }
+
+  /** The interceptor for a configuration, or null when it needs no header (none, client cert). */
+  static @Nullable AuthInterceptor create(KubeConfig config, Clock clock) {
+    AuthConfig auth = config.auth();
+    if (auth.tokenFile() != null) {
+      // A token file wins over a static token, as in client-go's
+      // NewBearerAuthWithRefreshRoundTripper.
+      return new AuthInterceptor(
+          auth.origin(), null, new AuthTokenFile(auth.tokenFile(), auth.origin(), clock));
+    }
+    if (auth.token() != null) {
+      return new AuthInterceptor(auth.origin(), "Bearer " + auth.token(), null);
+    }
+    if (auth.username() != null || auth.password() != null) {
+      String user = auth.username() == null ? "" : auth.username();
+      String password = auth.password() == null ? "" : auth.password();
+      String basic =
+          Base64.getEncoder()
+              .encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
+      return new AuthInterceptor(auth.origin(), "Basic " + basic, null);
+    }
+    if (auth.exec() != null) {
+      return new AuthInterceptor(
+          auth.origin(), null, new ExecCredentialPlugin(auth.exec(), config, clock));
+    }
+    return null;
+  }
+
+  @Override
+  public Response intercept(Chain chain) throws IOException {
+    Request request = chain.request();
+    if (request.header(AUTHORIZATION) != null) {
+      return chain.proceed(request);
+    }
+    return chain.proceed(request.newBuilder().header(AUTHORIZATION, header()).build());
+  }
+
+  private String header() throws IOException {
+    if (fixedHeader != null) {
+      return fixedHeader;
+    }
+    try {
+      return "Bearer " + Objects.requireNonNull(tokens).token();
+    } catch (KubeConfigException e) {
+      throw new IOException("cannot get credentials: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public @Nullable Request authenticate(@Nullable Route route, Response response)
+      throws IOException {
+    Request request = response.request();
+    if (tokens == null || response.priorResponse() != null) {
+      // Fixed credentials cannot change; and one retry per call is enough.
+      log.debug("{}: server answered 401 to {} {}; credentials not refreshed", origin,
+          request.method(), request.url().encodedPath());
+      return null;
+    }
+    String sent = request.header(AUTHORIZATION);
+    if (sent == null || !sent.startsWith("Bearer ")) {
+      return null; // not our header
+    }
+    String rejected = sent.substring("Bearer ".length());
+    boolean changed;
+    try {
+      changed = tokens.refreshAfterUnauthorized(rejected);
+    } catch (KubeConfigException e) {
+      throw new IOException("cannot refresh credentials after 401: " + e.getMessage(), e);
+    }
+    if (!changed) {
+      log.debug("{}: server answered 401 to {} {}; refreshed credentials are unchanged", origin,
+          request.method(), request.url().encodedPath());
+      return null;
+    }
+    log.debug("{}: server answered 401 to {} {}; retrying with refreshed credentials", origin,
+        request.method(), request.url().encodedPath());
+    return request.newBuilder().header(AUTHORIZATION, header()).build();
+  }
+
+  @Override
+  public String toString() {
+    return "AuthInterceptor{" + origin + "}";
+  }
+}

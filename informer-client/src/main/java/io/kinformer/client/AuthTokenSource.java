@@ -1,0 +1,26 @@
+package io.kinformer.client;
+
+/**
+ * A bearer token that may change over time: a token file that rotates, or an exec plugin's
+ * expiring credential. Implementations cache and decide themselves when to fetch anew.
+ *
+ * <p>Thread safety: implementations are thread-safe; every HTTP call asks for the token.
+ */
+interface AuthTokenSource {
+
+  /**
+   * The token to send now.
+   *
+   * @throws KubeConfigException if none can be obtained; the message never contains a token
+   */
+  String token();
+
+  /**
+   * Called after the server answered 401 to {@code rejected}: fetch anew unless that happened
+   * already, and say whether a different token is now available (so the request is worth one
+   * retry).
+   *
+   * @throws KubeConfigException if fetching fails
+   */
+  boolean refreshAfterUnauthorized(String rejected);
+}

@@ -1,0 +1,155 @@
+package io.kinformer.client;
+
+import io.kinformer.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Transport settings of a {@link KubeClient} that are not part of the kubeconfig.
+ *
+ * <pre>{@code
+ * KubeClient client = KubeClient.create(config,
+ *     ClientOptions.builder().userAgentSuffix("my-controller/1.2").build());
+ * }</pre>
+ *
+ * <p>Thread safety: immutable.
+ *
+ * @param userAgentSuffix appended to the {@code User-Agent} (e.g. your controller's name and
+ *     version), or null
+ * @param connectTimeout how long to wait for a TCP (and TLS) connection; default 10 s. There is
+ *     deliberately no read timeout: a healthy watch may be silent for minutes, and the informer
+ *     layer detects dead watches itself
+ * @param pingInterval how often an HTTP/2 connection is pinged so that a dead one is noticed;
+ *     default 30 s; zero disables pings
+ * @param maxRequests the dispatcher's limit on concurrent asynchronous calls; default 256. Every
+ *     running watch holds one call
+ * @param maxRequestsPerHost the same limit per host; default 256 (OkHttp's default of 5 would
+ *     starve a factory with more than five informers)
+ * @param clock the clock for token expiry and token-file re-reads ({@link Clock#system()} unless a
+ *     test injects a fake)
+ */
+public record ClientOptions(
+    @Nullable String userAgentSuffix,
+    Duration connectTimeout,
+    Duration pingInterval,
+    int maxRequests,
+    int maxRequestsPerHost,
+    Clock clock) {
+
+  /**
+   * Validates the options.
+   *
+   * @throws IllegalArgumentException naming the bad value
+   */
+  public ClientOptions {
+    Objects.requireNonNull(connectTimeout, "connectTimeout");
+    Objects.requireNonNull(pingInterval, "pingInterval");
+    Objects.requireNonNull(clock, "clock");
+    if (connectTimeout.isNegative() || connectTimeout.isZero()) {
+      throw new IllegalArgumentException("connectTimeout must be positive: " + connectTimeout);
+    }
+    if (pingInterval.isNegative()) {
+      throw new IllegalArgumentException("pingInterval must not be negative: " + pingInterval);
+    }
+    if (maxRequests < 1) {
+      throw new IllegalArgumentException("maxRequests must be at least 1: " + maxRequests);
+    }
+    if (maxRequestsPerHost < 1) {
+      throw new IllegalArgumentException(
+          "maxRequestsPerHost must be at least 1: " + maxRequestsPerHost);
+    }
+    if (userAgentSuffix != null && (userAgentSuffix.isBlank() || !isHeaderSafe(userAgentSuffix))) {
+      throw new IllegalArgumentException(
+          "userAgentSuffix must be printable ASCII and not blank: '" + userAgentSuffix + "'");
+    }
+  }
+
+  private static boolean isHeaderSafe(String s) {
+    return s.chars().allMatch(c -> c >= 0x20 && c < 0x7f);
+  }
+
+  /** The defaults: no suffix, 10 s connect timeout, 30 s pings, 256 requests, system clock. */
+  public static ClientOptions defaults() {
+    return builder().build();
+  }
+
+  /** A builder starting from the defaults. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder starting from these options. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.userAgentSuffix = userAgentSuffix;
+    b.connectTimeout = connectTimeout;
+    b.pingInterval = pingInterval;
+    b.maxRequests = maxRequests;
+    b.maxRequestsPerHost = maxRequestsPerHost;
+    b.clock = clock;
+    return b;
+  }
+
+  /**
+   * Builds {@link ClientOptions}.
+   *
+   * <p>Thread safety: confine to one thread.
+   */
+  public static final class Builder {
+    private @Nullable String userAgentSuffix;
+    private Duration connectTimeout = Duration.ofSeconds(10);
+    private Duration pingInterval = Duration.ofSeconds(30);
+    private int maxRequests = 256;
+    private int maxRequestsPerHost = 256;
+    private Clock clock = Clock.system();
+
+    private Builder() {}
+
+    /** Appended to the User-Agent, e.g. {@code my-controller/1.2}. */
+    public Builder userAgentSuffix(@Nullable String suffix) {
+      this.userAgentSuffix = suffix;
+      return this;
+    }
+
+    /** The TCP/TLS connect timeout. */
+    public Builder connectTimeout(Duration timeout) {
+      this.connectTimeout = timeout;
+      return this;
+    }
+
+    /** The HTTP/2 ping interval; zero disables pings. */
+    public Builder pingInterval(Duration interval) {
+      this.pingInterval = interval;
+      return this;
+    }
+
+    /** The limit on concurrent asynchronous calls. */
+    public Builder maxRequests(int max) {
+      this.maxRequests = max;
+      return this;
+    }
+
+    /** The limit on concurrent asynchronous calls per host. */
+    public Builder maxRequestsPerHost(int max) {
+      this.maxRequestsPerHost = max;
+      return this;
+    }
+
+    /** The clock for credential expiry and re-reads. */
+    public Builder clock(Clock clock) {
+      this.clock = clock;
+      return this;
+    }
+
+    /**
+     * Builds the options.
+     *
+     * @throws IllegalArgumentException naming a bad value
+     */
+    public ClientOptions build() {
+      return new ClientOptions(
+          userAgentSuffix, connectTimeout, pingInterval, maxRequests, maxRequestsPerHost, clock);
+    }
+  }
+}

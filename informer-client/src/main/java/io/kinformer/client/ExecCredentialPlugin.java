@@ -1,0 +1,233 @@
+package io.kinformer.client;
+
+import io.kinformer.time.Clock;
+import java.io.IOException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Runs a client-go credential plugin ({@code user.exec}) and caches its token, after client-go's
+ * {@code plugin/pkg/client/auth/exec/exec.go}:
+ *
+ * <ul>
+ *   <li>the command runs with the inherited environment plus the configured {@code env} and {@code
+ *       KUBERNETES_EXEC_INFO}, an {@code ExecCredential} of the configured apiVersion ({@code
+ *       client.authentication.k8s.io/v1} or {@code v1beta1}) whose {@code spec.interactive} is
+ *       false (kinformer never hands the plugin a terminal; stdin is closed at once) and, with
+ *       {@code provideClusterInfo}, whose {@code spec.cluster} describes the server;
+ *   <li>the plugin's stdout must be an {@code ExecCredential} of the same apiVersion with {@code
+ *       status.token}; the token is cached until {@code status.expirationTimestamp} (for ever
+ *       without one) and fetched anew after a 401 unless another caller already did;
+ *   <li>stderr passes through to the process's stderr, as in client-go;
+ *   <li>a plugin that returns a client certificate and key instead of a token is refused with a
+ *       clear error: rotating TLS client certificates inside a live OkHttp connection pool is not
+ *       supported (a token returned with them is used and the certificate ignored, with a WARN).
+ * </ul>
+ *
+ * <p>Errors name the kubeconfig field and the command, include the {@code installHint} and never
+ * the plugin's output (it holds the token).
+ *
+ * <p>Thread safety: thread-safe. {@link #lock} guards the cache and is held while the plugin runs,
+ * so concurrent callers wait for one run instead of starting several (client-go's mutex does the
+ * same).
+ */
+final class ExecCredentialPlugin implements AuthTokenSource {
+
+  private static final Logger log = LoggerFactory.getLogger(ExecCredentialPlugin.class);
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  private final ExecConfig config;
+  private final KubeConfig cluster;
+  private final Clock clock;
+  private final ReentrantLock lock = new ReentrantLock();
+
+  // @GuardedBy("lock"): null until the first successful run.
+  private @Nullable String token;
+  // @GuardedBy("lock"): null when the token does not expire.
+  private @Nullable Instant expiry;
+  // @GuardedBy("lock")
+  private boolean warnedAboutCertificate;
+
+  ExecCredentialPlugin(ExecConfig config, KubeConfig cluster, Clock clock) {
+    this.config = config;
+    this.cluster = cluster;
+    this.clock = clock;
+  }
+
+  @Override
+  public String token() {
+    lock.lock();
+    try {
+      if (token != null && (expiry == null || clock.now().isBefore(expiry))) {
+        return token;
+      }
+      return runLocked();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public boolean refreshAfterUnauthorized(String rejected) {
+    lock.lock();
+    try {
+      if (token != null && !token.equals(rejected)) {
+        return true; // someone else rotated it already
+      }
+      return !runLocked().equals(rejected);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private String runLocked() {
+    assert lock.isHeldByCurrentThread();
+    List<String> commandLine = new ArrayList<>();
+    commandLine.add(config.command());
+    commandLine.addAll(config.args());
+    ProcessBuilder builder = new ProcessBuilder(commandLine);
+    builder.environment().putAll(config.env());
+    builder.environment().put("KUBERNETES_EXEC_INFO", execInfo());
+    builder.redirectError(ProcessBuilder.Redirect.INHERIT);
+    log.debug("{}: running credential plugin {}", config.origin(), config.command());
+    byte[] stdout;
+    int exit;
+    Process process;
+    try {
+      process = builder.start();
+    } catch (IOException e) {
+      throw new KubeConfigException(
+          config.origin() + ": exec: executable " + config.command() + " not found or not"
+              + " runnable (" + e.getClass().getSimpleName() + ")" + hint(),
+          e);
+    }
+    try {
+      // Nothing to say on stdin: the plugin is never interactive here.
+      process.getOutputStream().close();
+      stdout = process.getInputStream().readAllBytes();
+      exit = process.waitFor();
+    } catch (IOException e) {
+      process.destroyForcibly();
+      throw new KubeConfigException(
+          config.origin() + ": exec: reading the output of " + config.command() + " failed", e);
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
+      throw new KubeConfigException(
+          config.origin() + ": exec: interrupted while waiting for " + config.command(), e);
+    }
+    if (exit != 0) {
+      throw new KubeConfigException(
+          config.origin() + ": exec: executable " + config.command() + " failed with exit code "
+              + exit + hint());
+    }
+    return accept(stdout);
+  }
+
+  private String accept(byte[] stdout) {
+    assert lock.isHeldByCurrentThread();
+    String what = config.origin() + ": exec: " + config.command();
+    JsonNode root;
+    try {
+      root = JSON.readTree(stdout);
+    } catch (JacksonException e) {
+      // Never the output itself nor the parser's message: both may quote the token.
+      throw new KubeConfigException(what + ": output is not a JSON ExecCredential");
+    }
+    if (root == null || !root.isObject()) {
+      throw new KubeConfigException(what + ": output is not a JSON ExecCredential");
+    }
+    String apiVersion = root.path("apiVersion").asString("");
+    if (!apiVersion.equals(config.apiVersion())) {
+      throw new KubeConfigException(
+          what + ": exec plugin is configured to use API version " + config.apiVersion()
+              + ", plugin returned version " + (apiVersion.isEmpty() ? "(none)" : apiVersion));
+    }
+    if (!root.path("kind").asString("").equals("ExecCredential")) {
+      throw new KubeConfigException(what + ": output kind is not ExecCredential");
+    }
+    JsonNode status = root.get("status");
+    if (status == null || !status.isObject()) {
+      throw new KubeConfigException(what + ": exec plugin didn't return a status field");
+    }
+    String newToken = status.path("token").asString("");
+    boolean hasCert = !status.path("clientCertificateData").asString("").isEmpty()
+        || !status.path("clientKeyData").asString("").isEmpty();
+    if (newToken.isEmpty()) {
+      if (hasCert) {
+        throw new KubeConfigException(
+            what + ": the plugin returned a client certificate and key; kinformer supports only"
+                + " token credentials from exec plugins (configure the certificate as"
+                + " client-certificate/client-key, or use a plugin mode that returns a token)");
+      }
+      throw new KubeConfigException(what + ": exec plugin didn't return a token");
+    }
+    if (hasCert && !warnedAboutCertificate) {
+      warnedAboutCertificate = true;
+      log.warn("{}: the plugin also returned a client certificate, which kinformer ignores; the"
+          + " token is used", what);
+    }
+    Instant newExpiry = null;
+    String exp = status.path("expirationTimestamp").asString("");
+    if (!exp.isEmpty()) {
+      try {
+        newExpiry = OffsetDateTime.parse(exp).toInstant();
+      } catch (DateTimeParseException e) {
+        throw new KubeConfigException(
+            what + ": status.expirationTimestamp is not an RFC 3339 time: " + exp);
+      }
+    }
+    token = newToken;
+    expiry = newExpiry;
+    log.debug("{}: got a token{}", what, newExpiry == null ? " without expiry" : " expiring at "
+        + newExpiry);
+    return newToken;
+  }
+
+  private String hint() {
+    String h = config.installHint();
+    return h == null || h.isBlank() ? "" : "\n\n" + h.strip();
+  }
+
+  /** The {@code KUBERNETES_EXEC_INFO} ExecCredential: spec.interactive and maybe spec.cluster. */
+  private String execInfo() {
+    ObjectNode info = JSON.createObjectNode();
+    info.put("apiVersion", config.apiVersion());
+    info.put("kind", "ExecCredential");
+    ObjectNode spec = info.putObject("spec");
+    spec.put("interactive", false);
+    if (config.provideClusterInfo()) {
+      ObjectNode c = spec.putObject("cluster");
+      c.put("server", cluster.server().toString());
+      cluster.tlsServerName().ifPresent(n -> c.put("tls-server-name", n));
+      if (cluster.insecureSkipTlsVerify()) {
+        c.put("insecure-skip-tls-verify", true);
+      }
+      PemSource ca = cluster.certificateAuthority();
+      if (ca != null) {
+        c.put("certificate-authority-data", Base64.getEncoder().encodeToString(ca.read()));
+      }
+      cluster.proxyUrl().ifPresent(p -> c.put("proxy-url", p.toString()));
+    }
+    return JSON.writeValueAsString(info);
+  }
+
+  @Override
+  public String toString() {
+    return "ExecCredentialPlugin{" + config.origin() + ": " + Objects.toString(config.command())
+        + "}";
+  }
+}

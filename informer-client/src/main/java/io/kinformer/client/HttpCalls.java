@@ -1,0 +1,128 @@
+package io.kinformer.client;
+
+import io.kinformer.cache.ApiException;
+import io.kinformer.cache.InformerException;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Call;
+import okhttp3.HttpUrl;
+import okhttp3.Interceptor;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import tools.jackson.databind.ObjectReader;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Runs our HTTP calls on a caller-supplied {@link OkHttpClient} (the {@code KubeClient}'s, which
+ * carries authentication, TLS and the connection pool) and maps failures: a non-2xx response to
+ * {@link ApiException}, an I/O failure to {@link InformerException} naming the method and URL
+ * (never the query, which may carry continue tokens).
+ *
+ * <p>Every call is synchronous on the caller's thread: a watch costs no OkHttp dispatcher thread.
+ *
+ * <p>Thread safety: immutable and thread-safe.
+ */
+final class HttpCalls {
+
+  /** A request tag: the read timeout (inactivity limit) of one watch call. */
+  record WatchIdle(Duration timeout) {}
+
+  /** An opened watch: its call (to cancel) and its response (headers read, body not yet). */
+  record Opened(Call call, Response response) {}
+
+  private final OkHttpClient client;
+  private final OkHttpClient watchClient;
+  private final HttpUrl baseUrl;
+  private final JsonMapper mapper;
+  private final StatusCodec statusCodec;
+  private final HttpTimeouts timeouts;
+
+  HttpCalls(OkHttpClient client, HttpUrl baseUrl, JsonMapper mapper, HttpTimeouts timeouts) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.baseUrl = Objects.requireNonNull(baseUrl, "baseUrl");
+    this.mapper = Objects.requireNonNull(mapper, "mapper");
+    this.timeouts = Objects.requireNonNull(timeouts, "timeouts");
+    this.statusCodec = new StatusCodec(mapper.reader());
+    // Watches share the client's connection pool and dispatcher, but get no call timeout (a watch
+    // lasts minutes) and a per-call read timeout instead: the inactivity guard.
+    this.watchClient =
+        client.newBuilder().callTimeout(Duration.ZERO).addInterceptor(HttpCalls::watchIdle).build();
+  }
+
+  private static Response watchIdle(Interceptor.Chain chain) throws IOException {
+    WatchIdle idle = chain.request().tag(WatchIdle.class);
+    if (idle == null) {
+      return chain.proceed(chain.request());
+    }
+    long millis = Math.max(1, Math.min(Integer.MAX_VALUE, idle.timeout().toMillis()));
+    return chain
+        .withReadTimeout((int) millis, TimeUnit.MILLISECONDS)
+        .proceed(chain.request());
+  }
+
+  HttpUrl baseUrl() {
+    return baseUrl;
+  }
+
+  JsonMapper mapper() {
+    return mapper;
+  }
+
+  ObjectReader reader() {
+    return mapper.reader();
+  }
+
+  HttpTimeouts timeouts() {
+    return timeouts;
+  }
+
+  /**
+   * Executes a request with a whole-call timeout (body reading included).
+   *
+   * @return the 2xx response; the caller closes it
+   * @throws ApiException for a non-2xx response
+   * @throws InformerException for an I/O failure or the timeout
+   */
+  Response execute(Request request, Duration callTimeout) {
+    Call call = client.newCall(request);
+    call.timeout().timeout(callTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    return checked(request, call);
+  }
+
+  /**
+   * Opens a watch: returns once the response headers have arrived.
+   *
+   * @param idle the inactivity limit: a read that waits longer fails
+   * @throws ApiException for a non-2xx response
+   * @throws InformerException for an I/O failure
+   */
+  Opened openWatch(Request request, Duration idle) {
+    Request tagged = request.newBuilder().tag(WatchIdle.class, new WatchIdle(idle)).build();
+    Call call = watchClient.newCall(tagged);
+    return new Opened(call, checked(tagged, call));
+  }
+
+  private Response checked(Request request, Call call) {
+    Response response;
+    try {
+      response = call.execute();
+    } catch (IOException e) {
+      throw new InformerException(describe(request) + " failed: " + e, e);
+    }
+    if (!response.isSuccessful()) {
+      try (response) {
+        throw statusCodec.fromResponse(response);
+      }
+    }
+    return response;
+  }
+
+  /** {@code METHOD scheme://host:port/path}, without query or credentials. */
+  static String describe(Request request) {
+    HttpUrl url = request.url().newBuilder().query(null).username("").password("").build();
+    return request.method() + " " + url;
+  }
+}

@@ -1,0 +1,280 @@
+package io.kinformer.client;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Proxy;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import okhttp3.ConnectionPool;
+import okhttp3.Credentials;
+import okhttp3.Dispatcher;
+import okhttp3.HttpUrl;
+import okhttp3.OkHttpClient;
+import okhttp3.Protocol;
+import okhttp3.Request;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A connection to one Kubernetes API server: the transport that every informer, watch and REST
+ * call created from this client shares.
+ *
+ * <pre>{@code
+ * try (KubeClient client = KubeClient.create(KubeConfig.load())) {
+ *   ...
+ * }
+ * }</pre>
+ *
+ * <p>It owns exactly one OkHttp client: one connection pool, so informers multiplex over shared
+ * HTTP/2 connections (negotiated by ALPN when the server offers it, HTTP/1.1 otherwise), and one
+ * dispatcher whose limits are raised far above OkHttp's default of five requests per host, because
+ * every running watch holds a request. There is no read timeout, so a quiet but healthy watch is
+ * never cut; HTTP/2 pings ({@link ClientOptions#pingInterval()}) detect dead connections, and the
+ * informer layer has its own watch deadline. Credentials (bearer token, rotating token file, basic
+ * auth, exec plugin, client certificate) and TLS settings come from the {@link KubeConfig}.
+ *
+ * <p>Threads: the dispatcher runs asynchronous calls on daemon threads named {@code
+ * kinformer-http-N}, created on demand and ended after a minute idle. OkHttp's process-wide task
+ * runner (threads named {@code OkHttp ...}) reads HTTP/2 frames and cleans the pool; after {@link
+ * #close()} it runs no task for this client.
+ *
+ * <p>Thread safety: thread-safe.
+ */
+public final class KubeClient implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(KubeClient.class);
+
+  private final KubeConfig config;
+  private final ClientOptions options;
+  private final OkHttpClient httpClient;
+  private final HttpUrl baseUrl;
+  private final ExecutorService dispatcherExecutor;
+  private final ThreadLocal<Boolean> onDispatcherThread = ThreadLocal.withInitial(() -> false);
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private KubeClient(KubeConfig config, ClientOptions options) {
+    this.config = config;
+    this.options = options;
+    this.baseUrl = Objects.requireNonNull(HttpUrl.parse(config.server().toString()));
+    TlsSetup tls = TlsSetup.create(config);
+    AuthInterceptor auth = AuthInterceptor.create(config, options.clock());
+    this.dispatcherExecutor =
+        new ThreadPoolExecutor(
+            0,
+            Integer.MAX_VALUE,
+            60,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
+            threadFactory());
+    Dispatcher dispatcher = new Dispatcher(dispatcherExecutor);
+    dispatcher.setMaxRequests(options.maxRequests());
+    dispatcher.setMaxRequestsPerHost(options.maxRequestsPerHost());
+    String userAgent = userAgent(options);
+    OkHttpClient.Builder b =
+        new OkHttpClient.Builder()
+            .dispatcher(dispatcher)
+            .connectionPool(new ConnectionPool(5, 5, TimeUnit.MINUTES))
+            .protocols(List.of(Protocol.HTTP_2, Protocol.HTTP_1_1))
+            .connectTimeout(options.connectTimeout())
+            .readTimeout(Duration.ZERO)
+            .pingInterval(options.pingInterval())
+            .sslSocketFactory(tls.socketFactory(), tls.trustManager())
+            .addInterceptor(
+                chain -> {
+                  if (closed.get()) {
+                    throw new IOException("KubeClient for " + config.server() + " is closed");
+                  }
+                  return chain.proceed(chain.request());
+                })
+            .addInterceptor(
+                chain -> {
+                  Request r = chain.request();
+                  return chain.proceed(
+                      r.header("User-Agent") != null
+                          ? r
+                          : r.newBuilder().header("User-Agent", userAgent).build());
+                });
+    if (tls.hostnameVerifier() != null) {
+      b.hostnameVerifier(tls.hostnameVerifier());
+    }
+    if (auth != null) {
+      b.addInterceptor(auth).authenticator(auth);
+    }
+    config.proxyUrl().ifPresent(p -> configureProxy(b, p));
+    this.httpClient = b.build();
+  }
+
+  /**
+   * A client for the configuration, with default {@link ClientOptions}.
+   *
+   * @throws KubeConfigException if a file the configuration names cannot be read or a certificate
+   *     or key does not parse
+   */
+  public static KubeClient create(KubeConfig config) {
+    return create(config, ClientOptions.defaults());
+  }
+
+  /**
+   * A client for the configuration and options.
+   *
+   * @throws KubeConfigException if a file the configuration names cannot be read or a certificate
+   *     or key does not parse
+   */
+  public static KubeClient create(KubeConfig config, ClientOptions options) {
+    Objects.requireNonNull(config, "config");
+    Objects.requireNonNull(options, "options");
+    KubeClient client = new KubeClient(config, options);
+    log.debug("created client for {} ({})", config.server(), config.source());
+    return client;
+  }
+
+  /** The configuration this client was created from. */
+  public KubeConfig config() {
+    return config;
+  }
+
+  /** The default namespace: the kubeconfig context's, or {@code "default"}. */
+  public String namespace() {
+    return config.namespace();
+  }
+
+  /**
+   * The shared OkHttp client. Derive per-call variants with {@code httpClient().newBuilder()},
+   * which keeps the connection pool and dispatcher.
+   */
+  OkHttpClient httpClient() {
+    return httpClient;
+  }
+
+  /** The API server's base URL (may carry a path prefix). */
+  HttpUrl baseUrl() {
+    return baseUrl;
+  }
+
+  ClientOptions options() {
+    return options;
+  }
+
+  /** Whether {@link #close()} was called. */
+  boolean isClosed() {
+    return closed.get();
+  }
+
+  /**
+   * Cancels every call in flight (watches included), stops the dispatcher's threads and closes all
+   * pooled connections. Idempotent. Returns once the dispatcher's threads have finished (bounded
+   * at five seconds; a call must not block after its cancellation), unless called from one of
+   * them.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    httpClient.dispatcher().cancelAll();
+    dispatcherExecutor.shutdown();
+    httpClient.connectionPool().evictAll();
+    if (!onDispatcherThread.get()) {
+      try {
+        if (!dispatcherExecutor.awaitTermination(5, TimeUnit.SECONDS)) {
+          log.warn("HTTP dispatcher threads of {} still running 5 s after close", config.server());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      // Connections released by the calls that just ended.
+      httpClient.connectionPool().evictAll();
+    }
+    log.debug("closed client for {}", config.server());
+  }
+
+  @Override
+  public String toString() {
+    return "KubeClient{" + config + (closed.get() ? ", closed" : "") + "}";
+  }
+
+  private ThreadFactory threadFactory() {
+    ThreadFactory base = Executors.defaultThreadFactory();
+    AtomicInteger count = new AtomicInteger();
+    return r -> {
+      Thread t =
+          base.newThread(
+              () -> {
+                onDispatcherThread.set(true);
+                r.run();
+              });
+      t.setName("kinformer-http-" + count.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  private static void configureProxy(OkHttpClient.Builder b, URI proxy) {
+    boolean socks = proxy.getScheme().equals("socks5");
+    int port = proxy.getPort() != -1 ? proxy.getPort() : socks ? 1080 : 80;
+    b.proxy(
+        new Proxy(
+            socks ? Proxy.Type.SOCKS : Proxy.Type.HTTP,
+            InetSocketAddress.createUnresolved(proxy.getHost(), port)));
+    String userInfo = proxy.getUserInfo();
+    if (userInfo != null && !socks) {
+      int colon = userInfo.indexOf(':');
+      String user = colon < 0 ? userInfo : userInfo.substring(0, colon);
+      String password = colon < 0 ? "" : userInfo.substring(colon + 1);
+      String credential = Credentials.basic(user, password, StandardCharsets.UTF_8);
+      b.proxyAuthenticator(
+          (route, response) ->
+              response.request().header("Proxy-Authorization") != null
+                  ? null
+                  : response.request().newBuilder()
+                      .header("Proxy-Authorization", credential)
+                      .build());
+    }
+  }
+
+  /** {@code kinformer/<version> (<os>/<arch>) java/<version>[ suffix]}. */
+  static String userAgent(ClientOptions options) {
+    String os = System.getProperty("os.name", "unknown").toLowerCase(Locale.ROOT).replace(' ', '-');
+    String arch = System.getProperty("os.arch", "unknown");
+    String ua =
+        "kinformer/" + Version.VALUE + " (" + os + "/" + arch + ") java/"
+            + System.getProperty("java.version", "unknown");
+    String suffix = options.userAgentSuffix();
+    return suffix == null ? ua : ua + " " + suffix;
+  }
+
+  /** The library version, from a resource Maven filters at build time. */
+  private static final class Version {
+    static final String VALUE = read();
+
+    private static String read() {
+      try (InputStream in = KubeClient.class.getResourceAsStream("kinformer-client.properties")) {
+        if (in != null) {
+          Properties p = new Properties();
+          p.load(in);
+          String v = p.getProperty("version", "");
+          if (!v.isEmpty() && !v.startsWith("${")) {
+            return v;
+          }
+        }
+      } catch (IOException e) {
+        log.debug("cannot read kinformer-client.properties", e);
+      }
+      return "unknown";
+    }
+  }
+}

@@ -1,0 +1,124 @@
+package io.kinformer.client;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.kinformer.cache.InformerException;
+import io.kinformer.cache.ListResult;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.core.exc.JacksonIOException;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.ObjectReader;
+
+/**
+ * Decodes a list response ({@code {"kind":"PodList","metadata":{...},"items":[...]}}) straight from
+ * the body with Jackson's streaming parser: each item is bound to the model class as the parser
+ * reaches it, with no intermediate tree and no copy of the whole body. Fills in the items' {@code
+ * kind} and {@code apiVersion}, which the server leaves out of typed lists.
+ *
+ * <p>Thread safety: immutable; each call uses its own parser.
+ *
+ * @param <T> the item type
+ */
+final class ListCodec<T extends HasMetadata> {
+
+  private final ObjectReader itemReader;
+  private final ResourceType<T> type;
+
+  ListCodec(ObjectReader reader, ResourceType<T> type) {
+    // Items are read one by one from a parser that goes on: no trailing-token check per item.
+    this.itemReader = reader.forType(type.javaType())
+        .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    this.type = type;
+  }
+
+  /**
+   * Decodes one list page.
+   *
+   * @param body the response body; read to the end of the list object, not closed
+   * @param what what was listed, for messages (for example {@code GET https://h/api/v1/pods})
+   * @throws InformerException if the body is not a list or breaks off; an I/O failure is an {@link
+   *     InformerException} whose cause is the {@code IOException}
+   */
+  ListResult<T> decode(InputStream body, String what) {
+    CodecTailStream in = new CodecTailStream(body);
+    try (JsonParser p = itemReader.createParser(in)) {
+      return decode(p, what, in);
+    } catch (JacksonIOException e) {
+      throw new InformerException(
+          "I/O error reading the list response of " + what + ": " + e.getCause(), e.getCause());
+    } catch (JacksonException e) {
+      throw malformed(what, Codecs.shorten(e.getOriginalMessage(), 120), in, e);
+    }
+  }
+
+  private ListResult<T> decode(JsonParser p, String what, CodecTailStream in) {
+    if (p.nextToken() != JsonToken.START_OBJECT) {
+      throw malformed(what, "the body is not a JSON object", in, null);
+    }
+    String resourceVersion = null;
+    String continueToken = null;
+    Long remaining = null;
+    List<T> items = new ArrayList<>();
+    for (String name = p.nextName(); name != null; name = p.nextName()) {
+      JsonToken value = p.nextToken();
+      switch (name) {
+        case "metadata" -> {
+          if (value != JsonToken.START_OBJECT) {
+            throw malformed(what, "\"metadata\" is not an object", in, null);
+          }
+          for (String m = p.nextName(); m != null; m = p.nextName()) {
+            JsonToken v = p.nextToken();
+            switch (m) {
+              case "resourceVersion" -> resourceVersion = stringOrNull(p, v);
+              case "continue" -> continueToken = stringOrNull(p, v);
+              case "remainingItemCount" ->
+                  remaining = v == JsonToken.VALUE_NUMBER_INT ? p.getLongValue() : null;
+              default -> p.skipChildren();
+            }
+          }
+        }
+        case "items" -> readItems(p, value, items, what, in);
+        default -> p.skipChildren();
+      }
+    }
+    return new ListResult<>(
+        items, resourceVersion == null ? "" : resourceVersion, continueToken, remaining);
+  }
+
+  private void readItems(
+      JsonParser p, JsonToken value, List<T> items, String what, CodecTailStream in) {
+    if (value == JsonToken.VALUE_NULL) {
+      return;
+    }
+    if (value != JsonToken.START_ARRAY) {
+      throw malformed(what, "\"items\" is not an array", in, null);
+    }
+    for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
+      if (t != JsonToken.START_OBJECT) {
+        throw malformed(what, "an item is not an object but " + t, in, null);
+      }
+      T item = itemReader.readValue(p);
+      type.fillTypeMeta(item);
+      items.add(item);
+    }
+  }
+
+  private static @Nullable String stringOrNull(JsonParser p, JsonToken v) {
+    return v == JsonToken.VALUE_STRING ? p.getString() : null;
+  }
+
+  private InformerException malformed(
+      String what, String problem, CodecTailStream in, @Nullable JacksonException cause) {
+    long offset = cause != null && cause.getLocation() != null
+        ? cause.getLocation().getByteOffset() : -1;
+    String message = "malformed list response of " + type.gvr() + " (" + what + "): " + problem
+        + "; near byte " + (offset >= 0 ? offset : in.position()) + ": "
+        + in.excerptAround(offset);
+    return cause == null ? new InformerException(message) : new InformerException(message, cause);
+  }
+}

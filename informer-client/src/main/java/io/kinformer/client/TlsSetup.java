@@ -1,0 +1,175 @@
+package io.kinformer.client;
+
+import java.io.IOException;
+import java.net.Socket;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.cert.X509Certificate;
+import java.util.List;
+import javax.net.ssl.HostnameVerifier;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLSocketFactory;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedTrustManager;
+import javax.net.ssl.X509TrustManager;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The TLS side of a {@link KubeConfig}, as client-go's {@code transport.TLSConfigFor} builds it:
+ *
+ * <ul>
+ *   <li>the server is verified by default, against the system trust store, or, when a CA is
+ *       configured, against that CA only (client-go puts the CA alone in {@code RootCAs});
+ *   <li>{@code insecure-skip-tls-verify} trusts any certificate and any host name;
+ *   <li>{@code tls-server-name} is sent as SNI and the certificate is verified against it instead
+ *       of the URL's host (JDK endpoint identification during the handshake, see {@link
+ *       TlsServerNameSocketFactory});
+ *   <li>a client certificate and key (PEM) are offered for mutual TLS.
+ * </ul>
+ *
+ * <p>Thread safety: immutable.
+ *
+ * @param hostnameVerifier null to keep OkHttp's verifier (the URL's host)
+ */
+record TlsSetup(
+    SSLSocketFactory socketFactory,
+    X509TrustManager trustManager,
+    @Nullable HostnameVerifier hostnameVerifier) {
+
+  static TlsSetup create(KubeConfig config) {
+    X509TrustManager trust;
+    if (config.insecureSkipTlsVerify()) {
+      trust = new TrustAll();
+    } else {
+      PemSource ca = config.certificateAuthority();
+      trust = ca == null ? systemTrust() : trustOnly(ca);
+    }
+    KeyManager[] keys = keyManagers(config.auth());
+    SSLContext context;
+    try {
+      context = SSLContext.getInstance("TLS");
+      context.init(keys, new TrustManager[] {trust}, null);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("the JDK cannot create a TLS context", e);
+    }
+    SSLSocketFactory factory = context.getSocketFactory();
+    HostnameVerifier verifier = null;
+    String serverName = config.tlsServerName().orElse(null);
+    if (config.insecureSkipTlsVerify()) {
+      verifier = (host, session) -> true;
+      if (serverName != null) {
+        factory = new TlsServerNameSocketFactory(factory, serverName, /* verify= */ false);
+      }
+    } else if (serverName != null) {
+      if (!(trust instanceof X509ExtendedTrustManager)) {
+        throw new IllegalStateException(
+            "tls-server-name needs an X509ExtendedTrustManager, got " + trust.getClass());
+      }
+      factory = new TlsServerNameSocketFactory(factory, serverName, /* verify= */ true);
+      // The handshake has verified the certificate against tls-server-name (endpoint
+      // identification on the socket); OkHttp's own check would use the URL's host instead.
+      verifier = (host, session) -> true;
+    }
+    return new TlsSetup(factory, trust, verifier);
+  }
+
+  private static X509TrustManager systemTrust() {
+    try {
+      TrustManagerFactory f =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      f.init((KeyStore) null);
+      return onlyX509(f.getTrustManagers());
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("the JDK's default trust store cannot be loaded", e);
+    }
+  }
+
+  private static X509TrustManager trustOnly(PemSource ca) {
+    List<X509Certificate> certs = PemReader.certificates(ca);
+    try {
+      KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+      store.load(null, null);
+      for (int i = 0; i < certs.size(); i++) {
+        store.setCertificateEntry("ca-" + i, certs.get(i));
+      }
+      TrustManagerFactory f =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      f.init(store);
+      return onlyX509(f.getTrustManagers());
+    } catch (GeneralSecurityException | IOException e) {
+      throw new KubeConfigException(ca.label() + ": cannot be used as a trust anchor", e);
+    }
+  }
+
+  private static KeyManager @Nullable [] keyManagers(AuthConfig auth) {
+    PemSource certSource = auth.clientCertificate();
+    PemSource keySource = auth.clientKey();
+    if (certSource == null || keySource == null) {
+      return null;
+    }
+    List<X509Certificate> chain = PemReader.certificates(certSource);
+    PrivateKey key = PemReader.privateKey(keySource);
+    if (!chain.get(0).getPublicKey().getAlgorithm().equals(key.getAlgorithm())) {
+      throw new KubeConfigException(
+          keySource.label() + ": a " + key.getAlgorithm() + " key does not match the "
+              + chain.get(0).getPublicKey().getAlgorithm() + " certificate of "
+              + certSource.label());
+    }
+    char[] password = new char[0];
+    try {
+      KeyStore store = KeyStore.getInstance("PKCS12");
+      store.load(null, null);
+      store.setKeyEntry("client", key, password, chain.toArray(new X509Certificate[0]));
+      KeyManagerFactory f = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      f.init(store, password);
+      return f.getKeyManagers();
+    } catch (GeneralSecurityException | IOException e) {
+      // Messages of the JDK here describe structure, never key bytes.
+      throw new KubeConfigException(
+          keySource.label() + ": cannot be used with " + certSource.label() + " ("
+              + e.getClass().getSimpleName() + ")", e);
+    }
+  }
+
+  private static X509TrustManager onlyX509(TrustManager[] managers) {
+    for (TrustManager m : managers) {
+      if (m instanceof X509TrustManager x) {
+        return x;
+      }
+    }
+    throw new IllegalStateException("no X509TrustManager among " + List.of(managers));
+  }
+
+  /**
+   * insecure-skip-tls-verify: accepts every chain; extended so the JDK adds no checks of its own.
+   */
+  private static final class TrustAll extends X509ExtendedTrustManager {
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType) {}
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType) {}
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) {}
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) {}
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {}
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {}
+
+    @Override
+    public X509Certificate[] getAcceptedIssuers() {
+      return new X509Certificate[0];
+    }
+  }
+}

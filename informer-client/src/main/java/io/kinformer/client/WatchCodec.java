@@ -1,0 +1,204 @@
+package io.kinformer.client;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Status;
+import io.kinformer.cache.ApiException;
+import io.kinformer.cache.InformerException;
+import io.kinformer.cache.WatchEvent;
+import io.kinformer.cache.WatchEventType;
+import java.io.InputStream;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.core.exc.JacksonIOException;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.ObjectReader;
+import tools.jackson.databind.util.TokenBuffer;
+
+/**
+ * Decodes a watch stream, one event per call, with a single streaming parser over the whole
+ * response body.
+ *
+ * <p>Framing: the server writes one JSON object per event followed by a newline; chunk boundaries
+ * are not event boundaries (transcript 06 §6.3). A streaming parser reads root-level values
+ * separated by whitespace, so it frames events by itself wherever the chunks fall, without a
+ * String per line.
+ *
+ * <p>The event's {@code object} is bound straight to the model class when {@code type} came first
+ * (what the API server sends). When {@code object} comes first its tokens are buffered in a {@link
+ * TokenBuffer} until {@code type} says whether it is a model object or an ERROR's {@code Status}.
+ * An event is returned only once its closing brace has been read: a stream that breaks off
+ * mid-event, malformed JSON or an unknown type fails with an {@link InformerException} and never
+ * yields a half-decoded object.
+ *
+ * <p>Thread safety: confine to the reading thread.
+ *
+ * @param <T> the object type
+ */
+final class WatchCodec<T extends HasMetadata> {
+
+  /**
+   * Created on the first {@link #next()}: creating a parser reads the first bytes (to detect the
+   * encoding), which on a watch can take until the first event arrives.
+   */
+  private @Nullable JsonParser parser;
+  private final CodecTailStream in;
+  private final ObjectReader objectReader;
+  private final ObjectReader statusReader;
+  private final ResourceType<T> type;
+  private final String what;
+
+  /**
+   * @param body the response body, read as events are asked for; closed by {@link #close()}
+   * @param reader any reader of the mapper to use
+   * @param type the resource
+   * @param what what is watched, for messages (method and URL without query)
+   */
+  WatchCodec(InputStream body, ObjectReader reader, ResourceType<T> type, String what) {
+    this.in = new CodecTailStream(body);
+    // Objects are read one by one from a parser that goes on: no trailing-token check per object.
+    this.objectReader = reader.forType(type.javaType())
+        .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    this.statusReader = reader.forType(Status.class)
+        .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    this.type = type;
+    this.what = what;
+  }
+
+  /**
+   * Reads the next event.
+   *
+   * @return the event, or null at the clean end of the stream
+   * @throws InformerException for malformed JSON, an unknown event type, an event without type or
+   *     object, or a stream that ends inside an event
+   * @throws JacksonIOException if reading the body failed (the caller decides whether that was its
+   *     own close or a broken connection)
+   */
+  @Nullable
+  WatchEvent<T> next() {
+    try {
+      if (parser == null) {
+        parser = objectReader.createParser(in);
+      }
+      JsonToken first = parser.nextToken();
+      if (first == null) {
+        return null;
+      }
+      if (first != JsonToken.START_OBJECT) {
+        throw malformed("an event is not a JSON object but starts with " + first, null);
+      }
+      return readEvent();
+    } catch (JacksonIOException e) {
+      throw e;
+    } catch (JacksonException e) {
+      throw malformed(Codecs.shorten(e.getOriginalMessage(), 120), e);
+    }
+  }
+
+  private WatchEvent<T> readEvent() {
+    JsonParser parser = this.parser;
+    WatchEventType eventType = null;
+    T object = null;
+    ApiException error = null;
+    TokenBuffer early = null;
+    boolean sawObject = false;
+    for (String name = parser.nextName(); name != null; name = parser.nextName()) {
+      JsonToken value = parser.nextToken();
+      if (name.equals("type")) {
+        if (value != JsonToken.VALUE_STRING) {
+          throw malformed("the event's \"type\" is not a string but " + value, null);
+        }
+        eventType = parseType(parser.getString());
+      } else if (name.equals("object")) {
+        if (value != JsonToken.START_OBJECT) {
+          throw malformed("the event's \"object\" is not a JSON object but " + value, null);
+        }
+        sawObject = true;
+        if (eventType == null) {
+          early = TokenBuffer.forBuffering(parser, parser.objectReadContext());
+          early.copyCurrentStructure(parser);
+        } else if (eventType == WatchEventType.ERROR) {
+          error = readError(parser);
+        } else {
+          object = readObject(parser);
+        }
+      } else {
+        parser.skipChildren();
+      }
+    }
+    if (eventType == null) {
+      throw malformed("an event has no \"type\"", null);
+    }
+    if (!sawObject) {
+      throw malformed("a " + eventType + " event has no \"object\"", null);
+    }
+    if (early != null) {
+      try (JsonParser buffered = early.asParser(parser.objectReadContext())) {
+        buffered.nextToken();
+        if (eventType == WatchEventType.ERROR) {
+          error = readError(buffered);
+        } else {
+          object = readObject(buffered);
+        }
+      }
+    }
+    return eventType == WatchEventType.ERROR ? WatchEvent.error(error) : WatchEvent.of(eventType,
+        object);
+  }
+
+  private T readObject(JsonParser p) {
+    T object = objectReader.readValue(p);
+    type.fillTypeMeta(object);
+    return object;
+  }
+
+  private ApiException readError(JsonParser p) {
+    Status status = statusReader.readValue(p);
+    // A watch ERROR without a code is a server-side failure (client-go treats it as 500).
+    return StatusCodec.fromStatus(status, 500, null, /* fromWatchEvent= */ true);
+  }
+
+  private WatchEventType parseType(String value) {
+    switch (value) {
+      case "ADDED":
+        return WatchEventType.ADDED;
+      case "MODIFIED":
+        return WatchEventType.MODIFIED;
+      case "DELETED":
+        return WatchEventType.DELETED;
+      case "BOOKMARK":
+        return WatchEventType.BOOKMARK;
+      case "ERROR":
+        return WatchEventType.ERROR;
+      default:
+        throw malformed("unknown event type \"" + Codecs.shorten(value, 40) + "\"", null);
+    }
+  }
+
+  private InformerException malformed(String problem, @Nullable JacksonException cause) {
+    long offset = -1;
+    if (cause != null && cause.getLocation() != null) {
+      offset = cause.getLocation().getByteOffset();
+    }
+    if (offset < 0 && parser != null) {
+      offset = parser.currentLocation().getByteOffset();
+    }
+    String message = "malformed watch stream of " + type.gvr() + " (" + what + "): " + problem
+        + "; near byte " + offset + ": " + in.excerptAround(offset);
+    return cause == null ? new InformerException(message) : new InformerException(message, cause);
+  }
+
+  /** Closes the parser and the body. */
+  void close() {
+    if (parser != null) {
+      parser.close();
+    } else {
+      try {
+        in.close();
+      } catch (java.io.IOException e) {
+        // Releasing a body we never read; nothing to report.
+      }
+    }
+  }
+}

@@ -1,0 +1,151 @@
+package io.kinformer.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kinformer.time.FakeClock;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import okhttp3.Headers;
+import okhttp3.tls.HeldCertificate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.DisabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Drives every credential through failures with DEBUG logging on (see the surefire configuration)
+ * and checks that neither the log (slf4j-simple writes to System.err, captured here) nor any
+ * exception text carries a secret.
+ */
+@DisabledOnOs(OS.WINDOWS)
+class AuthSecretsLoggingTest {
+
+  static final String TOKEN = "log-secret-token-7f3a";
+  static final String FILE_TOKEN = "log-secret-file-token-91c2";
+  static final String PASSWORD = "log-secret-password-55de";
+  static final String EXEC_TOKEN = "log-secret-exec-token-c0ff";
+
+  @TempDir Path dir;
+  private final MockWebServer server = TlsFixtures.httpServer();
+  private final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+  private final List<Throwable> thrown = new ArrayList<>();
+  private PrintStream originalErr;
+
+  @BeforeEach
+  void captureStderr() {
+    originalErr = System.err;
+    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+  }
+
+  @AfterEach
+  void restore() {
+    System.setErr(originalErr);
+    server.close();
+  }
+
+  private void unauthorized(int count) {
+    for (int i = 0; i < count; i++) {
+      server.enqueue(new MockResponse(401, Headers.of(), "{\"kind\":\"Status\",\"code\":401}"));
+    }
+  }
+
+  private void call(KubeConfig config) {
+    try (KubeClient client =
+        KubeClient.create(config, ClientOptions.builder().clock(new FakeClock()).build())) {
+      KubeClientTest.get(client, "/api/v1/pods").close();
+    } catch (Exception e) {
+      thrown.add(e);
+    }
+  }
+
+  @Test
+  void authFailures_atDebug_neverRevealSecrets() throws Exception {
+    assertThat(LoggerFactory.getLogger(AuthInterceptor.class).isDebugEnabled())
+        .as("surefire must enable DEBUG for the auth classes")
+        .isTrue();
+    String url = TlsFixtures.url(server, false);
+
+    // Static token and basic auth, rejected.
+    unauthorized(2);
+    call(KubeConfig.builder().server(url).token(TOKEN).build());
+    call(KubeConfig.builder().server(url).basicAuth("alice", PASSWORD).build());
+
+    // A token file, rejected before and after an immediate re-read.
+    Path tokenFile = Files.writeString(dir.resolve("token"), FILE_TOKEN);
+    unauthorized(1);
+    call(KubeConfig.builder().server(url).tokenFile(tokenFile).build());
+
+    // An exec plugin whose tokens are rejected, then one that fails.
+    Path plugin = Files.writeString(dir.resolve("plugin.sh"),
+        "#!/bin/sh\nif [ \"$MODE\" = fail ]; then exit 2; fi\n"
+            + "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":"
+            + "\"ExecCredential\",\"status\":{\"token\":\"" + EXEC_TOKEN + "\"}}'\n");
+    Files.setPosixFilePermissions(plugin, PosixFilePermissions.fromString("rwx------"));
+    unauthorized(1);
+    for (String mode : List.of("ok", "fail")) {
+      Path config = Files.writeString(dir.resolve("config-" + mode), """
+          current-context: ctx
+          clusters: [{name: c, cluster: {server: "%s"}}]
+          users:
+          - name: u
+            user:
+              exec:
+                apiVersion: client.authentication.k8s.io/v1
+                command: ./plugin.sh
+                interactiveMode: Never
+                env: [{name: MODE, value: %s}]
+          contexts: [{name: ctx, context: {cluster: c, user: u}}]
+          """.formatted(url, mode));
+      call(KubeConfig.load(config));
+    }
+
+    // A client key that does not parse, and a kubeconfig whose key data is not base64.
+    HeldCertificate held = new HeldCertificate.Builder().rsa2048().build();
+    String keyPem = held.privateKeyPkcs8Pem();
+    String keyBody = keyPem.lines().skip(2).findFirst().orElseThrow();
+    String brokenKey = keyPem.replace(keyBody, keyBody.substring(0, 20) + "@@" + keyBody);
+    call(KubeConfig.builder().server(url).clientCertPem(held.certificatePem())
+        .clientKeyPem(brokenKey).build());
+    Path badData = Files.writeString(dir.resolve("bad-data"), """
+        current-context: ctx
+        clusters: [{name: c, cluster: {server: "%s"}}]
+        users: [{name: u, user: {client-certificate-data: Y2VydA==,
+                 client-key-data: "%s!"}}]
+        contexts: [{name: ctx, context: {cluster: c, user: u}}]
+        """.formatted(url, Base64.getEncoder().encodeToString(keyBody.getBytes())));
+    try {
+      KubeConfig.load(badData);
+    } catch (KubeConfigException e) {
+      thrown.add(e);
+    }
+
+    String log = captured.toString(StandardCharsets.UTF_8);
+    StringBuilder exceptions = new StringBuilder();
+    for (Throwable t : thrown) {
+      exceptions.append(PemReaderTest.throwableText(t));
+    }
+    // The scenarios did fail, and were logged at DEBUG.
+    assertThat(thrown).hasSize(3);
+    assertThat(log).contains("answered 401", "running credential plugin", "got a token");
+    String basic = Base64.getEncoder().encodeToString(("alice:" + PASSWORD).getBytes());
+    for (String secret :
+        List.of(TOKEN, FILE_TOKEN, PASSWORD, basic, EXEC_TOKEN, keyBody.substring(0, 20),
+            keyBody.substring(30, 50))) {
+      assertThat(log).as("log").doesNotContain(secret);
+      assertThat(exceptions).as("exceptions").doesNotContain(secret);
+    }
+    assertThat(server.getRequestCount()).isEqualTo(4);
+  }
+}
