@@ -242,11 +242,20 @@ public final class ClusterOverview implements AutoCloseable {
           new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata().withName(ns)
               .endMetadata().build());
     }
+    var nodeClient = client.resources(Node.class);
     for (int i = 1; i <= 3; i++) {
-      client.resources(Node.class).create(
-          new NodeBuilder().withNewMetadata().withName("node-" + i).endMetadata()
-              .withNewStatus().addNewCondition().withType("Ready")
-              .withStatus(i == 3 ? "False" : "True").endCondition().endStatus().build());
+      Node node =
+          nodeClient.create(
+              new NodeBuilder().withNewMetadata().withName("node-" + i).endMetadata().build());
+      nodeClient.updateStatus(
+          new NodeBuilder(node)
+              .withNewStatus()
+              .addNewCondition()
+              .withType("Ready")
+              .withStatus(i == 3 ? "False" : "True")
+              .endCondition()
+              .endStatus()
+              .build());
     }
     for (int i = 0; i < 12; i++) {
       PodBuilder pod = new PodBuilder().withNewMetadata().withNamespace(i % 3 == 0 ? "blog" : "shop")

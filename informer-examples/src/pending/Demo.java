@@ -1,5 +1,8 @@
 package io.kinformer.examples;
 
+import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.kinformer.cache.ApiException;
@@ -140,6 +143,10 @@ public final class Demo implements AutoCloseable {
   void run(Duration duration, CountDownLatch stop) throws InterruptedException {
     console.line("kinformer demo: " + cluster.description());
     if (cluster.writable()) {
+      for (String ns : NAMESPACES) {
+        cluster.client().resources(Namespace.class)
+            .create(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build());
+      }
       for (int i = 0; i < SEED_PODS; i++) {
         createPod();
       }
@@ -177,11 +184,12 @@ public final class Demo implements AutoCloseable {
     }
     live = false;
     driver.shutdownNow();
+    driver.awaitTermination(10, TimeUnit.SECONDS);
     console.line("");
     console.line(
         String.format(
-            "done: %d pods listed at start; then %d added, %d updated, %d deleted as they came;"
-                + " %d changes made; %d keys reconciled after %d retries",
+            "done: %d pods in the initial list, then %d added, %d updated and %d deleted"
+                + " (%d changes made); %d keys reconciled, %d retries",
             initialAdds.get(), adds.get(), updates.get(), deletes.get(), writes.get(),
             reconciled.get(), retries.get()));
   }
@@ -299,15 +307,17 @@ public final class Demo implements AutoCloseable {
     all.sort(Comparator.comparing(Keys::metaNamespaceKey));
     int roll = random.nextInt(100);
     try {
-      if (all.size() < MIN_PODS || (roll < 30 && all.size() < MAX_PODS)) {
+      Optional<Pod> terminating =
+          all.stream().filter(p -> p.getMetadata().getDeletionTimestamp() != null).findFirst();
+      if (roll < 20 && terminating.isPresent()) {
+        deletePod(terminating.get()); // as a kubelet does once the containers have stopped
+      } else if (all.size() < MIN_PODS || (roll < 45 && all.size() < MAX_PODS)) {
         createPod();
-      } else if (roll < 80) {
+        writes.incrementAndGet();
+      } else if (roll < 85) {
         updatePod(all.get(random.nextInt(all.size())));
       } else {
-        Pod victim = all.get(random.nextInt(all.size()));
-        podClient.inNamespace(victim.getMetadata().getNamespace())
-            .delete(victim.getMetadata().getName());
-        writes.incrementAndGet();
+        deletePod(all.get(random.nextInt(all.size())));
       }
     } catch (ApiException e) {
       // A write from a stale cache (409 Conflict, 404 Not Found) is normal; say so and go on.
@@ -336,6 +346,22 @@ public final class Demo implements AutoCloseable {
             .endSpec()
             .build();
     podClient.create(pod);
+  }
+
+  /**
+   * Deletes a pod as kubectl does: a pod on a node first only gets a deletionTimestamp (an update:
+   * "terminating"); deleting it again with a zero grace period, as the kubelet does once its
+   * containers stopped, removes it.
+   */
+  private void deletePod(Pod pod) {
+    var inNamespace = podClient.inNamespace(pod.getMetadata().getNamespace());
+    if (pod.getMetadata().getDeletionTimestamp() == null) {
+      inNamespace.delete(pod.getMetadata().getName());
+    } else {
+      inNamespace.delete(
+          pod.getMetadata().getName(),
+          new DeleteOptionsBuilder().withGracePeriodSeconds(0L).build());
+    }
     writes.incrementAndGet();
   }
 
@@ -367,6 +393,10 @@ public final class Demo implements AutoCloseable {
       return "resync (unchanged)";
     }
     List<String> changes = new ArrayList<>();
+    if (oldPod.getMetadata().getDeletionTimestamp() == null
+        && newPod.getMetadata().getDeletionTimestamp() != null) {
+      changes.add("terminating (deletionTimestamp set)");
+    }
     String oldPhase = oldPod.getStatus() == null ? null : oldPod.getStatus().getPhase();
     String newPhase = newPod.getStatus() == null ? null : newPod.getStatus().getPhase();
     if (!Objects.equals(oldPhase, newPhase)) {
@@ -384,7 +414,13 @@ public final class Demo implements AutoCloseable {
         changes.add("label " + key + " removed");
       }
     }
-    return changes.isEmpty() ? "rv " + newPod.getMetadata().getResourceVersion()
+    Long oldGrace = oldPod.getMetadata().getDeletionGracePeriodSeconds();
+    Long newGrace = newPod.getMetadata().getDeletionGracePeriodSeconds();
+    if (oldGrace != null && newGrace != null && !oldGrace.equals(newGrace)) {
+      changes.add("grace period " + oldGrace + "s -> " + newGrace + "s");
+    }
+    return changes.isEmpty()
+        ? "resourceVersion " + newPod.getMetadata().getResourceVersion()
         : String.join(", ", changes);
   }
 

@@ -14,7 +14,7 @@ import java.util.Objects;
 final class Console {
 
   /** Time, event, key, then free text: {@code  +1.25s  UPDATED   shop/web-3  node-2 Running}. */
-  private static final String ROW = "%8s  %-9s %-34s %s%n";
+  private static final String ROW = "%8s  %-10s %-34s %s%n";
 
   private final PrintStream out;
   private final Clock clock;

@@ -32,8 +32,8 @@ class ConsoleTest {
 
     assertThat(output().lines())
         .containsExactly(
-            "  +1.25s  ADDED     shop/web-0                         node-1 Running",
-            "  +1.25s  DELETED   a-much-longer-namespace/and-name   gone");
+            "  +1.25s  ADDED      shop/web-0                         node-1 Running",
+            "  +1.25s  DELETED    a-much-longer-namespace/and-name   gone");
   }
 
   @Test

@@ -111,6 +111,18 @@ class DocSnippetsTest {
   }
 
   @Test
+  void readme_runsTheJarThatTheExamplesModuleBuilds() throws IOException {
+    String pom = Files.readString(Path.of("pom.xml"), StandardCharsets.UTF_8);
+    Matcher name = Pattern.compile("<finalName>([^<]+)</finalName>").matcher(pom);
+    assertThat(name.find()).as("the shade plugin's finalName in pom.xml").isTrue();
+    String readme = Files.readString(ROOT.resolve("README.md"), StandardCharsets.UTF_8);
+    assertThat(readme)
+        .contains(
+            "mvn -q -B -pl informer-examples -am package -DskipTests"
+                + " && java -jar informer-examples/target/" + name.group(1) + ".jar");
+  }
+
+  @Test
   void blocks_findsMarkedAndUnmarkedFences() {
     List<String> page =
         List.of(
