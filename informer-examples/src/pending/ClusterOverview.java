@@ -2,12 +2,15 @@ package io.kinformer.examples;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.kinformer.cache.ApiException;
 import io.kinformer.cache.Indexers;
@@ -58,7 +61,7 @@ public final class ClusterOverview implements AutoCloseable {
   private final @Nullable SharedIndexInformer<GenericKubernetesResource> widgets;
   private final SharedIndexInformer<PartialObjectMetadata> secrets;
 
-  /** Creates the informers (nothing starts yet); without widgets if {@code withWidgets} is false. */
+  /** Creates the informers (nothing starts yet); the widgets one only if {@code withWidgets}. */
   public ClusterOverview(KubeClient client, boolean withWidgets) {
     // tag::factory[]
     SharedInformerFactory factory =
@@ -114,7 +117,8 @@ public final class ClusterOverview implements AutoCloseable {
     Map<String, NodeRow> nodeRows = new TreeMap<>();
     for (Node node : new Lister<>(nodes.getIndexer()).list()) {
       String name = node.getMetadata().getName();
-      nodeRows.put(name, new NodeRow(name, ready(node), podLister.byIndex(PODS_BY_NODE, name).size()));
+      int podCount = podLister.byIndex(PODS_BY_NODE, name).size();
+      nodeRows.put(name, new NodeRow(name, ready(node), podCount));
     }
     int unscheduled = 0;
     for (Pod pod : podLister.list()) {
@@ -235,12 +239,12 @@ public final class ClusterOverview implements AutoCloseable {
 
   /** Registers widgets with the embedded server and creates nodes, pods, widgets and secrets. */
   static void seed(EmbeddedApiServer server, KubeClient client) {
-    server.register(io.kinformer.testing.ResourceType.namespaced("example.com", "v1", "Widget",
-        "widgets"));
+    server.register(
+        io.kinformer.testing.ResourceType.namespaced("example.com", "v1", "Widget", "widgets"));
     for (String ns : List.of("shop", "blog")) {
-      client.resources(io.fabric8.kubernetes.api.model.Namespace.class).create(
-          new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata().withName(ns)
-              .endMetadata().build());
+      client
+          .resources(Namespace.class)
+          .create(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build());
     }
     var nodeClient = client.resources(Node.class);
     for (int i = 1; i <= 3; i++) {
@@ -258,24 +262,48 @@ public final class ClusterOverview implements AutoCloseable {
               .build());
     }
     for (int i = 0; i < 12; i++) {
-      PodBuilder pod = new PodBuilder().withNewMetadata().withNamespace(i % 3 == 0 ? "blog" : "shop")
-          .withName("web-" + i).endMetadata().withNewSpec().addNewContainer().withName("web")
-          .withImage("registry.example/web:1.0").endContainer().endSpec();
-      if (i < 11) {
+      PodBuilder pod =
+          new PodBuilder()
+              .withNewMetadata()
+              .withNamespace(i % 3 == 0 ? "blog" : "shop")
+              .withName("web-" + i)
+              .endMetadata()
+              .withNewSpec()
+              .addNewContainer()
+              .withName("web")
+              .withImage("registry.example/web:1.0")
+              .endContainer()
+              .endSpec();
+      if (i < 11) { // the last one stays unscheduled
         pod.editSpec().withNodeName("node-" + (1 + i % 3)).endSpec();
       }
       client.resources(Pod.class).create(pod.build());
     }
     for (int i = 0; i < 4; i++) {
-      client.resources(WIDGETS).inNamespace(i == 0 ? "blog" : "shop").create(
-          new GenericKubernetesResourceBuilder().withApiVersion("example.com/v1")
-              .withKind("Widget").withNewMetadata().withName("widget-" + i).endMetadata()
-              .addToAdditionalProperties("spec", Map.of("size", i)).build());
+      client
+          .resources(WIDGETS)
+          .inNamespace(i == 0 ? "blog" : "shop")
+          .create(
+              new GenericKubernetesResourceBuilder()
+                  .withApiVersion("example.com/v1")
+                  .withKind("Widget")
+                  .withNewMetadata()
+                  .withName("widget-" + i)
+                  .endMetadata()
+                  .addToAdditionalProperties("spec", Map.of("size", i))
+                  .build());
     }
     for (String ns : List.of("shop", "shop", "blog")) {
-      client.resources(io.fabric8.kubernetes.api.model.Secret.class).inNamespace(ns).create(
-          new SecretBuilder().withNewMetadata().withGenerateName("token-").endMetadata()
-              .addToStringData("token", "not-for-your-heap").build());
+      client
+          .resources(Secret.class)
+          .inNamespace(ns)
+          .create(
+              new SecretBuilder()
+                  .withNewMetadata()
+                  .withGenerateName("token-")
+                  .endMetadata()
+                  .addToStringData("token", "not-for-your-heap")
+                  .build());
     }
   }
 }

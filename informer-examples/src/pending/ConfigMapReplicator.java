@@ -296,9 +296,10 @@ public final class ConfigMapReplicator implements AutoCloseable {
     if (cluster.writable()) {
       Scenario.seed(client);
     }
+    Consumer<String> journal = write -> console.row("WRITE", "", write);
     try (SharedInformerFactory factory = SharedInformerFactory.builder(client).build();
         ConfigMapReplicator replicator =
-            new ConfigMapReplicator(client, factory, "source", 2, w -> console.row("WRITE", "", w))) {
+            new ConfigMapReplicator(client, factory, "source", 2, journal)) {
       factory.start();
       if (!factory.waitForCacheSync(Duration.ofSeconds(60))) {
         throw new IllegalStateException("caches did not sync within 60 s");

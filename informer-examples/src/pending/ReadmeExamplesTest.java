@@ -37,6 +37,7 @@ class ReadmeExamplesTest {
 
   EmbeddedApiServer server;
 
+  @SuppressWarnings("try") // the workers need only be closed, as the README shows
   static void controllersDay(KubeConfig config, Consumer<String> report, CountDownLatch stop)
       throws InterruptedException {
     // tag::controllers-day[]
