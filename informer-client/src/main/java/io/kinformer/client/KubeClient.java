@@ -1,5 +1,7 @@
 package io.kinformer.client;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -26,6 +28,7 @@ import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import okhttp3.Protocol;
 import okhttp3.Request;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,6 +65,9 @@ public final class KubeClient implements AutoCloseable {
   private final ClientOptions options;
   private final OkHttpClient httpClient;
   private final HttpUrl baseUrl;
+  /** Created lazily: one per client, shared by all its resource clients (it derives the watch client). */
+  private volatile @Nullable HttpCalls calls;
+  private volatile @Nullable Discovery discovery;
   private final ExecutorService dispatcherExecutor;
   private final ThreadLocal<Boolean> onDispatcherThread = ThreadLocal.withInitial(() -> false);
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -196,10 +202,83 @@ public final class KubeClient implements AutoCloseable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-      // Connections released by the calls that just ended.
-      httpClient.connectionPool().evictAll();
+      // Connections are released by cancelled calls asynchronously (an HTTP/2 stream is freed
+      // once its reset is processed), so evict until the pool is empty, for at most a second.
+      for (int i = 0; i < 100; i++) {
+        httpClient.connectionPool().evictAll();
+        if (httpClient.connectionPool().connectionCount() == 0) {
+          break;
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+      }
+      if (httpClient.connectionPool().connectionCount() > 0) {
+        log.debug("{} connections of {} still busy after close", httpClient.connectionPool().connectionCount(), config.server());
+      }
     }
     log.debug("closed client for {}", config.server());
+  }
+
+  /**
+   * A REST client (get, list, create, update, patch, delete, list-and-watch) for a fabric8 model
+   * class, in all namespaces; narrow it with {@link ResourceClient#inNamespace}.
+   *
+   * @throws IllegalStateException if this client is closed
+   */
+  public <T extends HasMetadata> ResourceClient<T> resources(Class<T> modelClass) {
+    return resources(ResourceType.of(modelClass));
+  }
+
+  /**
+   * A REST client for any resource type (typed, dynamic or metadata-only), in all namespaces.
+   *
+   * @throws IllegalStateException if this client is closed
+   */
+  public <T extends HasMetadata> ResourceClient<T> resources(ResourceType<T> type) {
+    if (closed.get()) {
+      throw new IllegalStateException("client for " + config.server() + " is closed");
+    }
+    return ResourceClient.create(calls(), type);
+  }
+
+  /**
+   * A dynamic REST client for any resource, objects as {@link GenericKubernetesResource}; its kind
+   * and scope are looked up by API discovery (once per group-version).
+   *
+   * @throws io.kinformer.cache.ApiException if discovery fails or finds no such resource
+   */
+  public ResourceClient<GenericKubernetesResource> resources(GroupVersionResource gvr) {
+    Discovery.Resource r = discovery().resource(gvr);
+    return resources(ResourceType.dynamic(gvr, r.kind(), r.namespaced()));
+  }
+
+  /** The HTTP plumbing shared by every resource client of this client. */
+  HttpCalls calls() {
+    HttpCalls c = calls;
+    if (c == null) {
+      synchronized (this) {
+        c = calls;
+        if (c == null) {
+          c = new HttpCalls(httpClient, baseUrl, Codecs.newMapper(), HttpTimeouts.DEFAULT);
+          calls = c;
+        }
+      }
+    }
+    return c;
+  }
+
+  /** The discovery cache of this client. */
+  Discovery discovery() {
+    Discovery d = discovery;
+    if (d == null) {
+      synchronized (this) {
+        d = discovery;
+        if (d == null) {
+          d = new Discovery(calls());
+          discovery = d;
+        }
+      }
+    }
+    return d;
   }
 
   @Override

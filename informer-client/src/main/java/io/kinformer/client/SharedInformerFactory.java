@@ -1,0 +1,446 @@
+package io.kinformer.client;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
+import io.kinformer.cache.Informers;
+import io.kinformer.cache.SharedIndexInformer;
+import io.kinformer.cache.Transforms;
+import io.kinformer.cache.WatchErrorHandler;
+import io.kinformer.time.Clock;
+import io.kinformer.time.Scheduler;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Hands out one shared informer per resource and option set, starts them together, waits for
+ * their caches, and shuts them all down (client-go's {@code SharedInformerFactory}).
+ *
+ * <pre>{@code
+ * try (KubeClient client = KubeClient.create(KubeConfig.load());
+ *      SharedInformerFactory factory = SharedInformerFactory.builder(client)
+ *          .defaultResync(Duration.ofMinutes(10))
+ *          .build()) {
+ *   SharedIndexInformer<Pod> pods = factory.informerFor(Pod.class);
+ *   pods.addEventHandler(handler);
+ *   factory.start();
+ *   if (!factory.waitForCacheSync(Duration.ofSeconds(30))) {
+ *     throw new IllegalStateException("caches did not sync");
+ *   }
+ *   ...
+ * }
+ * }</pre>
+ *
+ * <p>Sharing: asking twice for the same resource with the same {@link InformerOptions} returns the
+ * same informer, so a process that needs pods in three places still holds one cache and one
+ * watch. Informers of one factory share the client's HTTP connection pool (one HTTP/2 connection
+ * carries all their watches when the server speaks HTTP/2) and one elastic pool of delivery
+ * threads ({@code kinformer-delivery-N}), so the thread count grows with informers (two each:
+ * reflector and processor), not with handlers.
+ *
+ * <p>Thread safety: thread-safe.
+ */
+public final class SharedInformerFactory implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(SharedInformerFactory.class);
+
+  private final KubeClient client;
+  private final Duration defaultResync;
+  private final Map<GroupVersionResource, Duration> resyncByResource;
+  private final InformerOptions defaultOptions;
+  private final @Nullable UnaryOperator<HasMetadata> transform;
+  private final @Nullable WatchErrorHandler watchErrorHandler;
+  private final Clock clock;
+  private final Scheduler scheduler;
+  private final boolean streamingList;
+  private final ExecutorService deliveryExecutor;
+  private final Discovery discovery;
+
+  private final Object lock = new Object();
+  // @GuardedBy("lock")
+  private final Map<Key, SharedIndexInformer<?>> informers = new LinkedHashMap<>();
+  // @GuardedBy("lock")
+  private boolean closed;
+
+  private SharedInformerFactory(Builder b) {
+    this.client = b.client;
+    this.defaultResync = b.defaultResync;
+    this.resyncByResource = Map.copyOf(b.resyncByResource);
+    this.defaultOptions = b.defaultOptions;
+    this.transform = b.transform;
+    this.watchErrorHandler = b.watchErrorHandler;
+    this.clock = b.clock;
+    this.scheduler = b.scheduler;
+    this.streamingList = b.streamingList;
+    this.deliveryExecutor = newDeliveryExecutor();
+    this.discovery = client.discovery();
+  }
+
+  /** A builder for a factory whose informers use {@code client}. */
+  public static Builder builder(KubeClient client) {
+    return new Builder(client);
+  }
+
+  /**
+   * The options of one informer: which objects it watches. Informers are shared per resource and
+   * equal options.
+   *
+   * <p>Thread safety: immutable.
+   *
+   * @param namespace the namespace to watch, or null for all namespaces (ignored for
+   *     cluster-scoped resources)
+   * @param labelSelector a label selector, or null
+   * @param fieldSelector a field selector, or null
+   */
+  public record InformerOptions(
+      @Nullable String namespace, @Nullable String labelSelector, @Nullable String fieldSelector) {
+
+    /** All namespaces, no selectors. */
+    public static InformerOptions all() {
+      return new InformerOptions(null, null, null);
+    }
+
+    /** One namespace, no selectors. */
+    public static InformerOptions inNamespace(String namespace) {
+      return new InformerOptions(namespace, null, null);
+    }
+
+    /** These options with another label selector. */
+    public InformerOptions withLabelSelector(@Nullable String selector) {
+      return new InformerOptions(namespace, selector, fieldSelector);
+    }
+
+    /** These options with another field selector. */
+    public InformerOptions withFieldSelector(@Nullable String selector) {
+      return new InformerOptions(namespace, labelSelector, selector);
+    }
+  }
+
+  private record Key(ResourceType<?> type, InformerOptions options) {}
+
+  /** The informer for a fabric8 model class, with the factory's default options. */
+  public <T extends HasMetadata> SharedIndexInformer<T> informerFor(Class<T> modelClass) {
+    return informerFor(ResourceType.of(modelClass), defaultOptions);
+  }
+
+  /** The informer for a fabric8 model class, with the given options. */
+  public <T extends HasMetadata> SharedIndexInformer<T> informerFor(
+      Class<T> modelClass, InformerOptions options) {
+    return informerFor(ResourceType.of(modelClass), options);
+  }
+
+  /**
+   * The dynamic informer for any resource, objects as {@link GenericKubernetesResource}. The
+   * resource's kind and scope are looked up once by API discovery.
+   *
+   * @throws io.kinformer.cache.ApiException if discovery fails or the server has no such resource
+   */
+  public SharedIndexInformer<GenericKubernetesResource> informerFor(GroupVersionResource gvr) {
+    return informerFor(gvr, defaultOptions);
+  }
+
+  /** As {@link #informerFor(GroupVersionResource)}, with the given options. */
+  public SharedIndexInformer<GenericKubernetesResource> informerFor(
+      GroupVersionResource gvr, InformerOptions options) {
+    Discovery.Resource r = discovery.resource(gvr);
+    return informerFor(ResourceType.dynamic(gvr, r.kind(), r.namespaced()), options);
+  }
+
+  /**
+   * A metadata-only informer: objects as {@link PartialObjectMetadata} (name, namespace, labels,
+   * annotations, owners, resourceVersion...), which costs a fraction of the memory of full objects.
+   */
+  public SharedIndexInformer<PartialObjectMetadata> metadataInformerFor(GroupVersionResource gvr) {
+    return metadataInformerFor(gvr, defaultOptions);
+  }
+
+  /** As {@link #metadataInformerFor(GroupVersionResource)}, with the given options. */
+  public SharedIndexInformer<PartialObjectMetadata> metadataInformerFor(
+      GroupVersionResource gvr, InformerOptions options) {
+    Discovery.Resource r = discovery.resource(gvr);
+    return informerFor(ResourceType.metadataOnly(gvr, r.kind(), r.namespaced()), options);
+  }
+
+  /**
+   * The informer for any {@link ResourceType} and options: created on first request, the same
+   * instance afterwards.
+   *
+   * @throws IllegalStateException if the factory is closed
+   */
+  public <T extends HasMetadata> SharedIndexInformer<T> informerFor(
+      ResourceType<T> type, InformerOptions options) {
+    Objects.requireNonNull(type, "type");
+    Objects.requireNonNull(options, "options");
+    InformerOptions effective =
+        type.namespaced() ? options : new InformerOptions(null, options.labelSelector(), options.fieldSelector());
+    Key key = new Key(type, effective);
+    synchronized (lock) {
+      if (closed) {
+        throw new IllegalStateException("factory is closed: no informer for " + type);
+      }
+      @SuppressWarnings("unchecked")
+      SharedIndexInformer<T> existing = (SharedIndexInformer<T>) informers.get(key);
+      if (existing != null) {
+        return existing;
+      }
+      SharedIndexInformer<T> created = create(type, effective);
+      informers.put(key, created);
+      return created;
+    }
+  }
+
+  private <T extends HasMetadata> SharedIndexInformer<T> create(
+      ResourceType<T> type, InformerOptions options) {
+    ResourceClient<T> resources = client.resources(type);
+    resources = options.namespace() != null ? resources.inNamespace(options.namespace()) : resources.inAnyNamespace();
+    resources = resources.withLabelSelector(options.labelSelector()).withFieldSelector(options.fieldSelector());
+    String name = informerName(type, options);
+    Duration resync = resyncByResource.getOrDefault(type.gvr(), defaultResync);
+    SharedIndexInformer<T> informer =
+        SharedIndexInformer.builder(name, resources.listerWatcher())
+            .defaultResync(resync)
+            .clock(clock)
+            .scheduler(scheduler)
+            .deliveryExecutor(deliveryExecutor)
+            .streamingList(streamingList)
+            .build();
+    if (transform != null) {
+      UnaryOperator<HasMetadata> t = transform;
+      informer.setTransform(obj -> type.javaType().cast(t.apply(obj)));
+    }
+    if (watchErrorHandler != null) {
+      informer.setWatchErrorHandler(watchErrorHandler);
+    }
+    log.debug("created informer {}", name);
+    return informer;
+  }
+
+  private static String informerName(ResourceType<?> type, InformerOptions o) {
+    StringBuilder sb = new StringBuilder(type.gvr().toString());
+    if (type.isMetadataOnly()) {
+      sb.append("(metadata)");
+    }
+    if (o.namespace() != null) {
+      sb.append('@').append(o.namespace());
+    }
+    if (o.labelSelector() != null) {
+      sb.append('[').append(o.labelSelector()).append(']');
+    }
+    if (o.fieldSelector() != null) {
+      sb.append('{').append(o.fieldSelector()).append('}');
+    }
+    return sb.toString();
+  }
+
+  /**
+   * Starts every informer not started yet, including ones requested after an earlier start.
+   * Returns at once.
+   *
+   * @throws IllegalStateException if the factory is closed
+   */
+  public void start() {
+    List<SharedIndexInformer<?>> toStart;
+    synchronized (lock) {
+      if (closed) {
+        throw new IllegalStateException("factory is closed");
+      }
+      toStart = new ArrayList<>(informers.values());
+    }
+    for (SharedIndexInformer<?> i : toStart) {
+      i.start();
+    }
+  }
+
+  /**
+   * Waits until every started informer has synced.
+   *
+   * @return true if all synced within {@code timeout}
+   */
+  public boolean waitForCacheSync(Duration timeout) {
+    return !waitForCacheSyncByInformer(timeout).containsValue(Boolean.FALSE);
+  }
+
+  /**
+   * Waits until every started informer has synced, or the timeout passes, and tells which did.
+   *
+   * @return each started informer's name and whether it synced in time
+   */
+  public Map<String, Boolean> waitForCacheSyncByInformer(Duration timeout) {
+    List<SharedIndexInformer<?>> started = new ArrayList<>();
+    synchronized (lock) {
+      for (SharedIndexInformer<?> i : informers.values()) {
+        if (i.isStarted()) {
+          started.add(i);
+        }
+      }
+    }
+    Informers.waitForCacheSync(timeout, started.toArray(SharedIndexInformer<?>[]::new));
+    Map<String, Boolean> result = new LinkedHashMap<>();
+    for (SharedIndexInformer<?> i : started) {
+      result.put(i.name(), i.hasSynced());
+    }
+    return result;
+  }
+
+  /** The informers created so far, by name. */
+  public Map<String, SharedIndexInformer<?>> informers() {
+    synchronized (lock) {
+      Map<String, SharedIndexInformer<?>> m = new HashMap<>();
+      informers.values().forEach(i -> m.put(i.name(), i));
+      return m;
+    }
+  }
+
+  /** Same as {@link #close()}. */
+  public void shutdown() {
+    close();
+  }
+
+  /**
+   * Closes every informer and the delivery threads, and returns once none of their threads runs.
+   * The {@link KubeClient} stays open (it is the caller's). Idempotent.
+   */
+  @Override
+  public void close() {
+    List<SharedIndexInformer<?>> all;
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      all = new ArrayList<>(informers.values());
+    }
+    for (SharedIndexInformer<?> i : all) {
+      i.close();
+    }
+    deliveryExecutor.shutdown();
+    try {
+      if (!deliveryExecutor.awaitTermination(30, TimeUnit.SECONDS)) {
+        log.warn("delivery threads still running 30 s after close");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static ExecutorService newDeliveryExecutor() {
+    AtomicInteger n = new AtomicInteger();
+    return new ThreadPoolExecutor(
+        0,
+        Integer.MAX_VALUE,
+        30,
+        TimeUnit.SECONDS,
+        new SynchronousQueue<>(),
+        r -> {
+          Thread t = new Thread(r, "kinformer-delivery-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
+  }
+
+  /**
+   * Builds a {@link SharedInformerFactory}.
+   *
+   * <p>Thread safety: confine to one thread.
+   */
+  public static final class Builder {
+    private final KubeClient client;
+    private Duration defaultResync = Duration.ZERO;
+    private final Map<GroupVersionResource, Duration> resyncByResource = new HashMap<>();
+    private InformerOptions defaultOptions = InformerOptions.all();
+    private @Nullable UnaryOperator<HasMetadata> transform;
+    private @Nullable WatchErrorHandler watchErrorHandler;
+    private Clock clock = Clock.system();
+    private Scheduler scheduler = Scheduler.system();
+    private boolean streamingList;
+
+    private Builder(KubeClient client) {
+      this.client = Objects.requireNonNull(client, "client");
+    }
+
+    /** The resync period of every informer's handlers by default. Default zero (none). */
+    public Builder defaultResync(Duration period) {
+      if (period.isNegative()) {
+        throw new IllegalArgumentException("resync period must not be negative: " + period);
+      }
+      this.defaultResync = period;
+      return this;
+    }
+
+    /** A resync period for one resource, overriding the default. */
+    public Builder resync(GroupVersionResource gvr, Duration period) {
+      if (period.isNegative()) {
+        throw new IllegalArgumentException("resync period must not be negative: " + period);
+      }
+      resyncByResource.put(Objects.requireNonNull(gvr, "gvr"), period);
+      return this;
+    }
+
+    /** Informers requested without options watch only this namespace. Default: all. */
+    public Builder namespace(String namespace) {
+      if (namespace.isEmpty()) {
+        throw new IllegalArgumentException("namespace must not be empty");
+      }
+      this.defaultOptions = new InformerOptions(namespace, defaultOptions.labelSelector(), defaultOptions.fieldSelector());
+      return this;
+    }
+
+    /** Informers requested without options use these. */
+    public Builder defaultOptions(InformerOptions options) {
+      this.defaultOptions = Objects.requireNonNull(options, "options");
+      return this;
+    }
+
+    /**
+     * A transform applied to every object of every informer before caching (see {@link
+     * SharedIndexInformer#setTransform}); e.g. {@link Transforms#stripManagedFields()}.
+     */
+    public Builder transform(UnaryOperator<HasMetadata> transform) {
+      this.transform = Objects.requireNonNull(transform, "transform");
+      return this;
+    }
+
+    /** Told about every failed list/watch attempt of every informer. */
+    public Builder watchErrorHandler(WatchErrorHandler handler) {
+      this.watchErrorHandler = Objects.requireNonNull(handler, "handler");
+      return this;
+    }
+
+    /** Use streaming lists ({@code sendInitialEvents}) instead of lists. Default false. */
+    public Builder streamingList(boolean streamingList) {
+      this.streamingList = streamingList;
+      return this;
+    }
+
+    /** The clock of every informer. Default {@link Clock#system()}. */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** The scheduler of every informer. Default {@link Scheduler#system()}. */
+    public Builder scheduler(Scheduler scheduler) {
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /** Builds the factory. */
+    public SharedInformerFactory build() {
+      return new SharedInformerFactory(this);
+    }
+  }
+}

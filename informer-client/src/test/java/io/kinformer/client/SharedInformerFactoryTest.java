@@ -1,0 +1,321 @@
+package io.kinformer.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
+import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.kinformer.cache.Keys;
+import io.kinformer.cache.ResourceEventHandler;
+import io.kinformer.cache.SharedIndexInformer;
+import io.kinformer.cache.Transforms;
+import io.kinformer.testing.EmbeddedApiServer;
+import io.kinformer.testing.ResourceType;
+import io.kinformer.testing.Verb;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The factory and its informers over real HTTP against the embedded API server. */
+class SharedInformerFactoryTest {
+
+  private EmbeddedApiServer server;
+  private KubeClient client;
+  private SharedInformerFactory factory;
+
+  @BeforeEach
+  void start() {
+    server =
+        EmbeddedApiServer.builder()
+            .resource(ResourceType.namespaced("example.com", "v1", "Widget", "widgets"))
+            .start();
+    client = KubeClient.create(KubeConfig.load(server.kubeConfig()));
+  }
+
+  @AfterEach
+  void stop() {
+    if (factory != null) {
+      factory.close();
+    }
+    client.close();
+    server.close();
+  }
+
+  private static Pod pod(String ns, String name, Map<String, String> labels) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withNamespace(ns)
+        .withName(name)
+        .withLabels(labels)
+        .endMetadata()
+        .withNewSpec()
+        .addNewContainer()
+        .withName("c")
+        .withImage("busybox")
+        .endContainer()
+        .endSpec()
+        .build();
+  }
+
+  /** Replays a handler's calls into a map of key → resourceVersion. */
+  static final class View<T extends io.fabric8.kubernetes.api.model.HasMetadata>
+      implements ResourceEventHandler<T> {
+    final Map<String, String> objects = new ConcurrentHashMap<>();
+    final List<String> deletions = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void onAdd(T obj, boolean isInInitialList) {
+      objects.put(Keys.metaNamespaceKey(obj), obj.getMetadata().getResourceVersion());
+    }
+
+    @Override
+    public void onUpdate(T oldObj, T newObj) {
+      objects.put(Keys.metaNamespaceKey(newObj), newObj.getMetadata().getResourceVersion());
+    }
+
+    @Override
+    public void onDelete(T obj, boolean finalStateUnknown) {
+      objects.remove(Keys.metaNamespaceKey(obj));
+      deletions.add(Keys.metaNamespaceKey(obj) + (finalStateUnknown ? " unknown" : ""));
+    }
+  }
+
+  /** The server's pods, read in-process (not over HTTP, so that request counters stay ours). */
+  private Map<String, String> serverPods() {
+    Map<String, String> m = new TreeMap<>();
+    for (String json : server.list("v1", "Pod", null)) {
+      JsonNode meta = JSON.readTree(json).path("metadata");
+      m.put(
+          meta.path("namespace").asString() + "/" + meta.path("name").asString(),
+          meta.path("resourceVersion").asString());
+    }
+    return m;
+  }
+
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  @Test
+  void informerFor_sameKey_returnsOneInformerWithOneWatch() {
+    factory = SharedInformerFactory.builder(client).build();
+    SharedIndexInformer<Pod> a = factory.informerFor(Pod.class);
+    SharedIndexInformer<Pod> b = factory.informerFor(Pod.class);
+    SharedIndexInformer<Pod> other =
+        factory.informerFor(Pod.class, SharedInformerFactory.InformerOptions.inNamespace("default"));
+    assertThat(a).isSameAs(b).isNotSameAs(other);
+
+    factory.start();
+    assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
+    await().until(() -> server.faults().openWatches("pods") == 2);
+    assertThat(server.faults().requestCount(Verb.LIST, "pods")).isEqualTo(2);
+  }
+
+  @Test
+  void typedInformer_syncsAndFollowsCreatesUpdatesDeletes() {
+    ResourceClient<Pod> pods = client.resources(Pod.class).inNamespace("default");
+    pods.create(pod("default", "before", Map.of("app", "web")));
+    factory = SharedInformerFactory.builder(client).build();
+    SharedIndexInformer<Pod> informer = factory.informerFor(Pod.class);
+    View<Pod> view = new View<>();
+    informer.addEventHandler(view);
+    factory.start();
+    assertThat(factory.waitForCacheSyncByInformer(Duration.ofSeconds(20))).containsValue(true);
+
+    pods.create(pod("default", "a", Map.of("app", "web")));
+    Pod a = pods.get("a").orElseThrow();
+    a.getMetadata().setLabels(Map.of("app", "db"));
+    pods.update(a);
+    pods.delete("before");
+
+    await().until(() -> view.objects.equals(serverPods()));
+    assertThat(informer.getIndexer().getByKey("default/a").orElseThrow().getMetadata().getLabels())
+        .containsEntry("app", "db");
+    assertThat(view.deletions).containsExactly("default/before");
+    assertThat(informer.getIndexer().getByKey("default/a").orElseThrow().getKind()).isEqualTo("Pod");
+  }
+
+  @Test
+  void dynamicInformer_forACustomResource() {
+    ResourceClient<GenericKubernetesResource> widgets =
+        client.resources(GroupVersionResource.of("example.com", "v1", "widgets")).inNamespace("default");
+    widgets.create(
+        new GenericKubernetesResourceBuilder()
+            .withApiVersion("example.com/v1")
+            .withKind("Widget")
+            .withNewMetadata()
+            .withName("w1")
+            .withNamespace("default")
+            .endMetadata()
+            .addToAdditionalProperties("spec", Map.of("size", 3))
+            .build());
+    factory = SharedInformerFactory.builder(client).build();
+    SharedIndexInformer<GenericKubernetesResource> informer =
+        factory.informerFor(GroupVersionResource.of("example.com", "v1", "widgets"));
+    factory.start();
+    assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
+    GenericKubernetesResource w = informer.getIndexer().getByKey("default/w1").orElseThrow();
+    assertThat(w.getKind()).isEqualTo("Widget");
+    assertThat(w.getAdditionalProperties().get("spec")).isEqualTo(Map.of("size", 3));
+  }
+
+  @Test
+  void metadataInformer_cachesOnlyMetadata() {
+    client
+        .resources(ConfigMap.class)
+        .inNamespace("default")
+        .create(
+            new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName("cm")
+                .withNamespace("default")
+                .withLabels(Map.of("k", "v"))
+                .endMetadata()
+                .withData(Map.of("big", "x".repeat(1000)))
+                .build());
+    factory = SharedInformerFactory.builder(client).build();
+    SharedIndexInformer<PartialObjectMetadata> informer =
+        factory.metadataInformerFor(GroupVersionResource.of("", "v1", "configmaps"));
+    factory.start();
+    assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
+    PartialObjectMetadata cm = informer.getIndexer().getByKey("default/cm").orElseThrow();
+    assertThat(cm.getMetadata().getLabels()).containsEntry("k", "v");
+    assertThat(cm.getKind()).isEqualTo("PartialObjectMetadata");
+  }
+
+  @Test
+  void labelSelector_limitsTheCacheAndTransitionsAreDelivered() {
+    ResourceClient<Pod> pods = client.resources(Pod.class).inNamespace("default");
+    pods.create(pod("default", "web", Map.of("app", "web")));
+    pods.create(pod("default", "db", Map.of("app", "db")));
+    factory = SharedInformerFactory.builder(client).build();
+    SharedIndexInformer<Pod> informer =
+        factory.informerFor(Pod.class, SharedInformerFactory.InformerOptions.all().withLabelSelector("app=web"));
+    View<Pod> view = new View<>();
+    informer.addEventHandler(view);
+    factory.start();
+    assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
+    assertThat(informer.getIndexer().listKeys()).containsExactly("default/web");
+
+    Pod db = pods.get("db").orElseThrow();
+    db.getMetadata().setLabels(Map.of("app", "web"));
+    pods.update(db);
+    await().until(() -> view.objects.containsKey("default/db"));
+    Pod web = pods.get("web").orElseThrow();
+    web.getMetadata().setLabels(Map.of("app", "other"));
+    pods.update(web);
+    await().until(() -> !view.objects.containsKey("default/web"));
+  }
+
+  @Test
+  void brokenWatch_resumesFromLastRvWithoutRelisting() {
+    ResourceClient<Pod> pods = client.resources(Pod.class).inNamespace("default");
+    factory = SharedInformerFactory.builder(client).build();
+    SharedIndexInformer<Pod> informer = factory.informerFor(Pod.class);
+    View<Pod> view = new View<>();
+    informer.addEventHandler(view);
+    factory.start();
+    assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
+    pods.create(pod("default", "a", Map.of()));
+    await().until(() -> view.objects.containsKey("default/a"));
+
+    server.faults().resetAllWatches();
+    pods.create(pod("default", "b", Map.of()));
+    server.faults().closeAllWatches();
+    pods.create(pod("default", "c", Map.of()));
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> view.objects.equals(serverPods()));
+    assertThat(server.faults().requestCount(Verb.LIST, "pods")).isEqualTo(1);
+    assertThat(server.faults().requestCount(Verb.WATCH, "pods")).isGreaterThanOrEqualTo(2);
+  }
+
+  @Test
+  void compaction_relistsAndReportsMissedDeletionsAsFinalStateUnknown() {
+    ResourceClient<Pod> pods = client.resources(Pod.class).inNamespace("default");
+    pods.create(pod("default", "stays", Map.of()));
+    pods.create(pod("default", "goes", Map.of()));
+    factory = SharedInformerFactory.builder(client).build();
+    SharedIndexInformer<Pod> informer = factory.informerFor(Pod.class);
+    View<Pod> view = new View<>();
+    informer.addEventHandler(view);
+    factory.start();
+    assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
+
+    // Keep the informer away while the deletion happens and history is compacted.
+    server.faults().failNext(Verb.WATCH, "pods", 1, 500);
+    server.faults().resetAllWatches();
+    pods.delete("goes");
+    pods.create(pod("default", "new", Map.of()));
+    server.faults().compactHistory();
+
+    await().atMost(Duration.ofSeconds(60)).until(() -> view.objects.equals(serverPods()));
+    assertThat(view.deletions).containsExactly("default/goes unknown");
+    assertThat(server.faults().requestCount(Verb.LIST, "pods")).isEqualTo(2);
+  }
+
+  @Test
+  void malformedWatchBytes_endThatWatchAndTheInformerRecovers() {
+    ResourceClient<Pod> pods = client.resources(Pod.class).inNamespace("default");
+    factory = SharedInformerFactory.builder(client).build();
+    SharedIndexInformer<Pod> informer = factory.informerFor(Pod.class);
+    View<Pod> view = new View<>();
+    informer.addEventHandler(view);
+    factory.start();
+    assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
+    pods.create(pod("default", "a", Map.of()));
+    await().until(() -> view.objects.containsKey("default/a"));
+
+    server.faults().writeToWatches("pods", "{\"type\":\"ADDED\",\"object\":{oops\n");
+    pods.create(pod("default", "b", Map.of()));
+    await().atMost(Duration.ofSeconds(30)).until(() -> view.objects.equals(serverPods()));
+    assertThat(informer.getIndexer().listKeys()).containsExactlyInAnyOrder("default/a", "default/b");
+    assertThat(server.faults().requestCount(Verb.LIST, "pods")).isEqualTo(1);
+  }
+
+  @Test
+  void transform_stripManagedFields_appliesToEveryInformer() {
+    Pod p = pod("default", "a", Map.of());
+    p.getMetadata().setManagedFields(List.of(new ManagedFieldsEntryBuilder().withManager("me").withOperation("Update").build()));
+    client.resources(Pod.class).inNamespace("default").create(p);
+    factory = SharedInformerFactory.builder(client).transform(Transforms.stripManagedFields()).build();
+    SharedIndexInformer<Pod> informer = factory.informerFor(Pod.class);
+    factory.start();
+    assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
+    assertThat(informer.getIndexer().getByKey("default/a").orElseThrow().getMetadata().getManagedFields())
+        .isNullOrEmpty();
+  }
+
+  @Test
+  void startAgain_startsInformersRequestedLater_andCloseStopsAll() {
+    factory = SharedInformerFactory.builder(client).build();
+    SharedIndexInformer<Pod> pods = factory.informerFor(Pod.class);
+    factory.start();
+    SharedIndexInformer<ConfigMap> cms = factory.informerFor(ConfigMap.class);
+    assertThat(cms.isStarted()).isFalse();
+    factory.start();
+    assertThat(cms.isStarted()).isTrue();
+    assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
+
+    factory.close();
+    assertThat(pods.isStopped()).isTrue();
+    assertThat(cms.isStopped()).isTrue();
+    assertThat(Thread.getAllStackTraces().keySet())
+        .extracting(Thread::getName)
+        .filteredOn(n -> n.startsWith("kinformer-v1/") || n.startsWith("kinformer-delivery"))
+        .isEmpty();
+    assertThatIllegalStateException().isThrownBy(() -> factory.informerFor(Pod.class));
+  }
+}

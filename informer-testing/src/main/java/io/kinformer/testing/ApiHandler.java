@@ -1,0 +1,800 @@
+package io.kinformer.testing;
+
+import io.kinformer.time.Scheduler;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Fields;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The HTTP front of the embedded server, on Jetty's core Handler API: authentication, routing,
+ * faults, list/watch/CRUD and discovery, with the response shapes of kube-apiserver.
+ *
+ * <p>Runs on Jetty's pool threads ({@code kinformer-apiserver-N}); a watch occupies its thread
+ * until it ends. Blocking is fine there: the handler is a blocking handler.
+ *
+ * <p>Thread safety: thread-safe.
+ */
+final class ApiHandler extends Handler.Abstract {
+
+  private static final Logger log = LoggerFactory.getLogger(ApiHandler.class);
+  private static final int BUFFER = 64 * 1024;
+  private static final String JSON = "application/json";
+  private static final String META_LIST = "as=partialobjectmetadatalist";
+  private static final String META_OBJECT = "as=partialobjectmetadata";
+
+  /** Settings the handler needs from the server. */
+  record Settings(
+      @Nullable String bearerToken,
+      Duration bookmarkInterval,
+      int maxPendingEvents,
+      Scheduler scheduler) {}
+
+  private final ApiOps ops;
+  private final Store store;
+  private final Registry registry;
+  private final Faults faults;
+  private final Set<WatchSession> watches;
+  private final Settings settings;
+  private final Executor executor;
+  private volatile String serverAddress = "127.0.0.1:0";
+
+  ApiHandler(ApiOps ops, Faults faults, Set<WatchSession> watches, Settings settings,
+      Executor executor) {
+    this.ops = ops;
+    this.store = ops.store();
+    this.registry = ops.registry();
+    this.faults = faults;
+    this.watches = watches;
+    this.settings = settings;
+    this.executor = executor;
+  }
+
+  void serverAddress(String hostPort) {
+    this.serverAddress = hostPort;
+  }
+
+  // ---- routing -------------------------------------------------------------------------------
+
+  private enum Kind {
+    VERSION, API, APIS, GROUP, GROUP_VERSION, COLLECTION, OBJECT, NOT_FOUND_PLAIN,
+    NOT_FOUND_RESOURCE
+  }
+
+  private record Route(
+      Kind kind, String group, String version, @Nullable ResourceType type,
+      @Nullable String namespace, @Nullable String name, boolean status, boolean legacyWatch) {
+    static Route of(Kind k) {
+      return new Route(k, "", "", null, null, null, false, false);
+    }
+  }
+
+  private Route route(String path) {
+    if (path.equals("/version") || path.equals("/version/")) {
+      return Route.of(Kind.VERSION);
+    }
+    List<String> segs = new ArrayList<>();
+    for (String s : path.split("/")) {
+      if (!s.isEmpty()) {
+        segs.add(s);
+      }
+    }
+    if (segs.isEmpty()) {
+      return Route.of(Kind.NOT_FOUND_PLAIN);
+    }
+    String group;
+    String version;
+    int restAt;
+    if (segs.get(0).equals("api")) {
+      if (segs.size() == 1) {
+        return Route.of(Kind.API);
+      }
+      group = "";
+      version = segs.get(1);
+      restAt = 2;
+    } else if (segs.get(0).equals("apis")) {
+      if (segs.size() == 1) {
+        return Route.of(Kind.APIS);
+      }
+      group = segs.get(1);
+      if (!registry.hasGroup(group)) {
+        return Route.of(Kind.NOT_FOUND_PLAIN);
+      }
+      if (segs.size() == 2) {
+        return new Route(Kind.GROUP, group, "", null, null, null, false, false);
+      }
+      version = segs.get(2);
+      restAt = 3;
+    } else {
+      return Route.of(Kind.NOT_FOUND_PLAIN);
+    }
+    if (!registry.hasGroupVersion(group, version)) {
+      return Route.of(Kind.NOT_FOUND_PLAIN);
+    }
+    List<String> rest = segs.subList(restAt, segs.size());
+    if (rest.isEmpty()) {
+      return new Route(Kind.GROUP_VERSION, group, version, null, null, null, false, false);
+    }
+    boolean legacyWatch = false;
+    if (rest.get(0).equals("watch")) {
+      legacyWatch = true;
+      rest = rest.subList(1, rest.size());
+      if (rest.isEmpty()) {
+        return Route.of(Kind.NOT_FOUND_RESOURCE);
+      }
+    }
+    String namespace = null;
+    if (rest.get(0).equals("namespaces") && rest.size() >= 3
+        && !(rest.size() == 3 && (rest.get(2).equals("status") || rest.get(2).equals("finalize")))) {
+      namespace = rest.get(1);
+      rest = rest.subList(2, rest.size());
+    }
+    if (rest.size() > 3) {
+      return Route.of(Kind.NOT_FOUND_RESOURCE);
+    }
+    ResourceType type = registry.byPath(group, version, rest.get(0)).orElse(null);
+    if (type == null || (!type.namespaced() && namespace != null)
+        || (type.namespaced() && namespace == null && rest.size() > 1)) {
+      return Route.of(Kind.NOT_FOUND_RESOURCE);
+    }
+    String name = rest.size() > 1 ? rest.get(1) : null;
+    boolean status = false;
+    if (rest.size() == 3) {
+      if (!rest.get(2).equals("status") || !type.statusSubresource()) {
+        return Route.of(Kind.NOT_FOUND_RESOURCE);
+      }
+      status = true;
+    }
+    return new Route(name == null ? Kind.COLLECTION : Kind.OBJECT, group, version, type,
+        namespace, name, status, legacyWatch);
+  }
+
+  private static Verb verbOf(Route r, String method, Fields query) {
+    switch (r.kind()) {
+      case COLLECTION:
+        switch (method) {
+          case "GET":
+            return r.legacyWatch() || isWatch(query.getValue("watch")) ? Verb.WATCH : Verb.LIST;
+          case "POST":
+            return Verb.CREATE;
+          case "DELETE":
+            return Verb.DELETECOLLECTION;
+          default:
+            return null;
+        }
+      case OBJECT:
+        switch (method) {
+          case "GET":
+            return r.legacyWatch() ? Verb.WATCH : Verb.GET;
+          case "PUT":
+            return Verb.UPDATE;
+          case "PATCH":
+            return Verb.PATCH;
+          case "DELETE":
+            return r.status() ? null : Verb.DELETE;
+          default:
+            return null;
+        }
+      default:
+        return Verb.DISCOVERY;
+    }
+  }
+
+  private static boolean isWatch(@Nullable String v) {
+    return v != null && !v.equals("false") && !v.equals("0");
+  }
+
+  // ---- entry ---------------------------------------------------------------------------------
+
+  @Override
+  public boolean handle(Request request, Response response, Callback callback) {
+    try {
+      if (!authorized(request)) {
+        writeStatus(response, callback, ApiError.of(401, "Unauthorized", "Unauthorized", null),
+            false);
+        return true;
+      }
+      Route route = route(Request.getPathInContext(request));
+      Fields query = Request.extractQueryParameters(request);
+      Verb verb = verbOf(route, request.getMethod(), query);
+      String resource = route.type() == null ? null : route.type().plural();
+      if (verb != null) {
+        faults.count(verb, resource);
+      }
+      Duration delay = verb == null ? Duration.ZERO : faults.latencyFor(verb);
+      if (delay.isZero()) {
+        process(request, response, callback, route, query, verb);
+      } else {
+        settings.scheduler().schedule(
+            () -> executor.execute(() -> process(request, response, callback, route, query, verb)),
+            delay);
+      }
+    } catch (RuntimeException e) {
+      log.warn("request {} {} failed", request.getMethod(), request.getHttpURI(), e);
+      callback.failed(e);
+    }
+    return true;
+  }
+
+  private boolean authorized(Request request) {
+    String token = settings.bearerToken();
+    if (token == null) {
+      return true;
+    }
+    String h = request.getHeaders().get(HttpHeader.AUTHORIZATION);
+    if (h == null || !h.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      return false;
+    }
+    return MessageDigest.isEqual(h.substring(7).trim().getBytes(StandardCharsets.UTF_8),
+        token.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private void process(Request request, Response response, Callback callback, Route route,
+      Fields query, @Nullable Verb verb) {
+    try {
+      if (verb != null) {
+        ApiError injected = faults.takeFailure(verb,
+            route.type() == null ? null : route.type().plural());
+        if (injected != null) {
+          throw injected;
+        }
+      }
+      dispatch(request, response, callback, route, query, verb);
+    } catch (ApiError e) {
+      writeStatus(response, callback, e, true);
+    } catch (RuntimeException e) {
+      log.warn("request {} {} failed", request.getMethod(), request.getHttpURI(), e);
+      writeStatus(response, callback,
+          ApiError.of(500, "InternalError", "Internal error occurred: " + e, null), true);
+    } catch (IOException e) {
+      log.debug("request {} {}: client went away", request.getMethod(), request.getHttpURI(), e);
+      callback.failed(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      callback.failed(e);
+    }
+  }
+
+  private void dispatch(Request request, Response response, Callback callback, Route route,
+      Fields query, @Nullable Verb verb) throws IOException, InterruptedException {
+    switch (route.kind()) {
+      case NOT_FOUND_PLAIN:
+        response.setStatus(404);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
+        response.getHeaders().put("X-Content-Type-Options", "nosniff");
+        headers(response, true);
+        response.write(true, utf8("404 page not found\n"), callback);
+        return;
+      case NOT_FOUND_RESOURCE:
+        throw ApiError.resourceNotFound();
+      case VERSION:
+        writeJson(response, callback, 200, Json.bytes(Discovery.version()));
+        return;
+      case API:
+        writeJson(response, callback, 200, Json.bytes(Discovery.apiVersions(serverAddress)));
+        return;
+      case APIS:
+        writeJson(response, callback, 200, Json.bytes(Discovery.groupList(registry)));
+        return;
+      case GROUP:
+        writeJson(response, callback, 200, Json.bytes(Discovery.group(route.group(),
+            registry.namedGroups().get(route.group()), true)));
+        return;
+      case GROUP_VERSION:
+        writeJson(response, callback, 200,
+            Json.bytes(Discovery.resourceList(registry, route.group(), route.version())));
+        return;
+      default:
+        break;
+    }
+    if (verb == null) {
+      throw ApiError.methodNotAllowed();
+    }
+    checkAcceptable(request);
+    ResourceType type = route.type();
+    String ns = route.namespace() == null ? "" : route.namespace();
+    switch (verb) {
+      case LIST:
+        list(request, response, callback, type, route.namespace(), query);
+        return;
+      case WATCH:
+        watch(request, response, callback, route, query);
+        return;
+      case GET:
+        get(request, response, callback, type, ns, route.name(), query);
+        return;
+      case CREATE:
+        checkBodyType(request);
+        writeResult(response, callback,
+            ops.create(type, route.namespace(), ApiOps.parseObject(body(request), type)));
+        return;
+      case UPDATE:
+        checkBodyType(request);
+        writeResult(response, callback, ops.update(type, ns, route.name(),
+            ApiOps.parseObject(body(request), type), route.status()));
+        return;
+      case PATCH: {
+        String ct = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
+        writeResult(response, callback, ops.patch(type, ns, route.name(),
+            ct == null ? "" : ct, body(request), route.status()));
+        return;
+      }
+      case DELETE:
+        writeResult(response, callback, ops.delete(type, ns, route.name(),
+            ApiOps.DeleteOptions.parse(body(request), query.getValue("gracePeriodSeconds")))
+            .result());
+        return;
+      case DELETECOLLECTION: {
+        Filter filter = Filter.parse(type, route.namespace(), query.getValue("labelSelector"),
+            query.getValue("fieldSelector"));
+        long rv = store.currentRv();
+        List<StoredObject> deleted = ops.deleteCollection(type, filter,
+            ApiOps.DeleteOptions.parse(body(request), query.getValue("gracePeriodSeconds")));
+        writeList(response, callback, type, rv, null, -1, deleted, false);
+        return;
+      }
+      default:
+        throw ApiError.methodNotAllowed();
+    }
+  }
+
+  /** Bodies must be JSON (or YAML); protobuf and CBOR get 415, which clients fall back from. */
+  private static void checkBodyType(Request request) {
+    String ct = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
+    if (ct == null) {
+      return;
+    }
+    String c = ct.toLowerCase(Locale.ROOT);
+    if (c.contains("protobuf") || c.contains("cbor")) {
+      throw ApiError.unsupportedMediaType();
+    }
+  }
+
+  private static void checkAcceptable(Request request) {
+    String accept = request.getHeaders().get(HttpHeader.ACCEPT);
+    if (accept == null || accept.isBlank()) {
+      return;
+    }
+    String a = accept.toLowerCase(Locale.ROOT);
+    if (a.contains("json") || a.contains("*/*") || a.contains("application/*")) {
+      return;
+    }
+    throw ApiError.of(406, "NotAcceptable", "406: Not Acceptable\n\nAvailable representations: "
+        + "application/json, application/yaml, application/vnd.kubernetes.protobuf, "
+        + "application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch",
+        Json.MAPPER.createObjectNode());
+  }
+
+  private static String acceptOf(Request request) {
+    String a = request.getHeaders().get(HttpHeader.ACCEPT);
+    return a == null ? "" : a.toLowerCase(Locale.ROOT).replace(" ", "");
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------
+
+  private void get(Request request, Response response, Callback callback, ResourceType type,
+      String ns, String name, Fields query) {
+    String rvParam = query.getValue("resourceVersion");
+    if (rvParam != null && !rvParam.isEmpty()) {
+      long n = parseRv(rvParam);
+      long current = store.currentRv();
+      if (n > current) {
+        throw ApiError.tooLargeResourceVersion(n, current);
+      }
+    }
+    String accept = acceptOf(request);
+    if (accept.contains(META_LIST)) {
+      throw ApiError.of(406, "NotAcceptable", "only the following media types are accepted: "
+          + "you requested PartialObjectMetadataList, but the requested object is not a list",
+          null);
+    }
+    StoredObject o = store.get(type, StoredObject.key(type.namespaced() ? ns : "", name));
+    if (o == null) {
+      throw ApiError.notFound(type.plural(), name);
+    }
+    writeJson(response, callback, 200, accept.contains(META_OBJECT) ? o.partialMetadata() : o.json);
+  }
+
+  private record ContinueToken(long rv, String startAfter) {}
+
+  static String encodeContinue(long rv, String lastKey) {
+    ObjectNode t = Json.MAPPER.createObjectNode();
+    t.put("v", "meta.k8s.io/v1");
+    t.put("rv", rv);
+    t.put("start", lastKey + "\u0000");
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(Json.bytes(t));
+  }
+
+  private static ContinueToken decodeContinue(String token) {
+    try {
+      byte[] raw = Base64.getUrlDecoder().decode(token.replace('+', '-').replace('/', '_')
+          .replace("=", ""));
+      JsonNode n = Json.MAPPER.readTree(raw);
+      if (!n.isObject() || !n.path("rv").isNumber() || !n.path("start").isString()) {
+        throw new IllegalArgumentException("continue key is not valid: missing fields");
+      }
+      String start = n.get("start").asString();
+      if (start.endsWith("\u0000")) {
+        start = start.substring(0, start.length() - 1);
+      }
+      return new ContinueToken(n.get("rv").asLong(), start);
+    } catch (IllegalArgumentException | JacksonException e) {
+      throw ApiError.badRequest("invalid continue token: continue key is not valid: "
+          + e.getMessage());
+    }
+  }
+
+  private static long parseRv(String rv) {
+    try {
+      return Long.parseUnsignedLong(rv);
+    } catch (NumberFormatException e) {
+      throw ApiError.badRequest("invalid resource version: resourceVersion: Invalid value: \""
+          + rv + "\": strconv.ParseUint: parsing \"" + rv + "\": invalid syntax");
+    }
+  }
+
+  private void list(Request request, Response response, Callback callback, ResourceType type,
+      @Nullable String namespace, Fields query) throws IOException {
+    String rvParam = nonEmpty(query.getValue("resourceVersion"));
+    String match = nonEmpty(query.getValue("resourceVersionMatch"));
+    String cont = nonEmpty(query.getValue("continue"));
+    List<ApiError.Cause> causes = new ArrayList<>();
+    if (match != null && rvParam == null) {
+      causes.add(new ApiError.Cause("FieldValueForbidden",
+          "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
+          "resourceVersionMatch"));
+    }
+    if (match != null && !match.equals("Exact") && !match.equals("NotOlderThan")) {
+      causes.add(new ApiError.Cause("FieldValueNotSupported", "Unsupported value: \"" + match
+          + "\": supported values: \"Exact\", \"NotOlderThan\"", "resourceVersionMatch"));
+    }
+    if ("Exact".equals(match) && "0".equals(rvParam)) {
+      causes.add(new ApiError.Cause("FieldValueForbidden",
+          "Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
+          "resourceVersionMatch"));
+    }
+    if (query.getValue("sendInitialEvents") != null) {
+      causes.add(new ApiError.Cause("FieldValueForbidden",
+          "Forbidden: sendInitialEvents is forbidden for list", "sendInitialEvents"));
+    }
+    if (!causes.isEmpty()) {
+      throw ApiError.invalidListOptions(causes);
+    }
+    if (cont != null && rvParam != null && !rvParam.equals("0")) {
+      throw ApiError.badRequest("specifying resource version is not allowed when using continue");
+    }
+    long limit = 0;
+    String limitParam = nonEmpty(query.getValue("limit"));
+    if (limitParam != null) {
+      try {
+        limit = Long.parseLong(limitParam);
+      } catch (NumberFormatException e) {
+        throw ApiError.badRequest("strconv.ParseInt: parsing \"" + limitParam
+            + "\": invalid syntax");
+      }
+    }
+    Filter filter = Filter.parse(type, namespace, query.getValue("labelSelector"),
+        query.getValue("fieldSelector"));
+    String accept = acceptOf(request);
+    boolean meta = accept.contains(META_LIST);
+    if (!meta && accept.contains(META_OBJECT)) {
+      throw ApiError.of(406, "NotAcceptable", "only the following media types are accepted: "
+          + "you requested PartialObjectMetadata, but the requested object is a list", null);
+    }
+    long atRv = -1;
+    String startAfter = null;
+    if (cont != null) {
+      ContinueToken t = decodeContinue(cont);
+      startAfter = t.startAfter();
+      atRv = t.rv() < 0 ? -1 : t.rv();
+    } else if (rvParam != null) {
+      long n = parseRv(rvParam);
+      if (n == 0) {
+        limit = 0; // served from the watch cache: limit is ignored (transcript 01)
+      } else {
+        long current = store.currentRv();
+        if (n > current) {
+          throw ApiError.tooLargeResourceVersion(n, current);
+        }
+        boolean exact = "Exact".equals(match) || (match == null && limit > 0);
+        if (exact) {
+          atRv = n;
+        }
+      }
+    }
+    Store.Snapshot snap = store.snapshot(type, namespace, startAfter, atRv);
+    if (snap == null) {
+      if (cont != null) {
+        ObjectNode status = ApiError.status(410, "Expired", "The provided continue parameter is "
+            + "too old to display a consistent list result. You can start a new list without the "
+            + "continue parameter, or use the continue token in this response to retrieve the "
+            + "remainder of the results. Continuing with the provided token results in an "
+            + "inconsistent list - objects that were created, modified, or deleted between the "
+            + "time the first chunk was returned and now may show up in the list.", null);
+        ((ObjectNode) status.get("metadata")).put("continue", encodeContinue(-1, startAfter));
+        writeJson(response, callback, 410, Json.bytes(status));
+        return;
+      }
+      throw ApiError.expired("The resourceVersion for the provided list is too old.");
+    }
+    List<StoredObject> page = new ArrayList<>();
+    List<StoredObject> items = snap.items();
+    int i = 0;
+    for (; i < items.size(); i++) {
+      if (limit > 0 && page.size() == limit) {
+        break;
+      }
+      StoredObject o = items.get(i);
+      if (filter.matches(o)) {
+        page.add(o);
+      }
+    }
+    String next = null;
+    long remaining = -1;
+    if (limit > 0 && page.size() == limit) {
+      boolean more = false;
+      for (int j = i; j < items.size() && !more; j++) {
+        more = filter.matches(items.get(j));
+      }
+      if (more) {
+        next = encodeContinue(snap.rv(), page.get(page.size() - 1).key);
+        if (!filter.selective) {
+          remaining = items.size() - i;
+        }
+      }
+    }
+    writeList(response, callback, type, snap.rv(), next, remaining, page, meta);
+  }
+
+  private static @Nullable String nonEmpty(@Nullable String s) {
+    return s == null || s.isEmpty() ? null : s;
+  }
+
+  /** Streams a list: the envelope from Jackson, the items as their stored bytes. */
+  private void writeList(Response response, Callback callback, ResourceType type, long rv,
+      @Nullable String next, long remaining, List<StoredObject> items, boolean meta)
+      throws IOException {
+    response.setStatus(200);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, JSON);
+    headers(response, true);
+    ObjectNode head = Json.MAPPER.createObjectNode();
+    head.put("kind", meta ? "PartialObjectMetadataList" : type.kind() + "List");
+    head.put("apiVersion", meta ? "meta.k8s.io/v1" : type.apiVersion());
+    ObjectNode md = head.putObject("metadata");
+    md.put("resourceVersion", Long.toString(rv));
+    if (next != null) {
+      md.put("continue", next);
+      if (remaining >= 0) {
+        md.put("remainingItemCount", remaining);
+      }
+    }
+    byte[] h = Json.bytes(head);
+    try (ResponseOutput out = new ResponseOutput(response, BUFFER)) {
+      out.write(h, 0, h.length - 1);
+      out.write(",\"items\":[".getBytes(StandardCharsets.UTF_8));
+      boolean first = true;
+      for (StoredObject o : items) {
+        if (!first) {
+          out.write(',');
+        }
+        first = false;
+        if (meta) {
+          out.write(o.partialMetadata());
+        } else {
+          out.write('{');
+          out.write(o.json, o.bodyOffset, o.json.length - o.bodyOffset);
+        }
+      }
+      out.write("]}\n".getBytes(StandardCharsets.UTF_8));
+    }
+    callback.succeeded();
+  }
+
+  // ---- watch ---------------------------------------------------------------------------------
+
+  private void watch(Request request, Response response, Callback callback, Route route,
+      Fields query) throws IOException, InterruptedException {
+    ResourceType type = route.type();
+    String rvParam = nonEmpty(query.getValue("resourceVersion"));
+    String match = nonEmpty(query.getValue("resourceVersionMatch"));
+    String sie = query.getValue("sendInitialEvents");
+    Boolean sendInitialEvents = sie == null ? null : Boolean.valueOf(sie.equals("true")
+        || sie.equals("1"));
+    boolean allowBookmarks = "true".equals(query.getValue("allowWatchBookmarks"))
+        || "1".equals(query.getValue("allowWatchBookmarks"));
+    List<ApiError.Cause> causes = new ArrayList<>();
+    if (sendInitialEvents != null) {
+      if (!"NotOlderThan".equals(match)) {
+        causes.add(new ApiError.Cause("FieldValueForbidden", "Forbidden: sendInitialEvents "
+            + "requires setting resourceVersionMatch to NotOlderThan", "resourceVersionMatch"));
+        if (match != null) {
+          causes.add(new ApiError.Cause("FieldValueNotSupported", "Unsupported value: \"" + match
+              + "\": supported values: \"NotOlderThan\"", "resourceVersionMatch"));
+        }
+      }
+    } else if (match != null) {
+      causes.add(new ApiError.Cause("FieldValueForbidden", "Forbidden: resourceVersionMatch is "
+          + "forbidden for watch unless sendInitialEvents is provided", "resourceVersionMatch"));
+    }
+    if (!causes.isEmpty()) {
+      throw ApiError.invalidListOptions(causes);
+    }
+    long rv = rvParam == null ? 0 : parseRv(rvParam);
+    long timeoutSeconds = -1;
+    String ts = nonEmpty(query.getValue("timeoutSeconds"));
+    if (ts != null) {
+      try {
+        timeoutSeconds = Long.parseLong(ts);
+      } catch (NumberFormatException e) {
+        throw ApiError.badRequest("strconv.ParseInt: parsing \"" + ts + "\": invalid syntax");
+      }
+    }
+    Filter filter = Filter.parse(type, route.namespace(), query.getValue("labelSelector"),
+        query.getValue("fieldSelector"));
+    if (route.name() != null) {
+      filter = Filter.parse(type, route.namespace(), query.getValue("labelSelector"),
+          joinFieldSelector(query.getValue("fieldSelector"), route.name()));
+    }
+    String accept = acceptOf(request);
+    boolean metaList = accept.contains(META_LIST);
+    boolean meta = !metaList && accept.contains(META_OBJECT);
+
+    boolean initialState;
+    long fromRv;
+    if (Boolean.TRUE.equals(sendInitialEvents)) {
+      long current = store.currentRv();
+      if (rv > current) {
+        ApiError e = ApiError.tooLargeResourceVersion(rv, current);
+        streamSingle(response, callback, WatchSession.errorLine(Json.bytes(e.status)));
+        return;
+      }
+      initialState = true;
+      fromRv = -1;
+    } else if (Boolean.FALSE.equals(sendInitialEvents)) {
+      initialState = false;
+      fromRv = rv == 0 ? -1 : rv;
+    } else {
+      initialState = rv == 0;
+      fromRv = rv == 0 ? -1 : rv;
+    }
+
+    response.setStatus(200);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, JSON);
+    headers(response, true);
+    if (metaList) {
+      // The real server fails to encode each event and ends the stream at once (transcript 09).
+      try (ResponseOutput out = new ResponseOutput(response, 16)) {
+        out.commit();
+      }
+      callback.succeeded();
+      return;
+    }
+    WatchSession session = new WatchSession(type, filter, meta, allowBookmarks,
+        settings.maxPendingEvents());
+    Store.WatchStart start = store.watch(type, session, initialState, fromRv);
+    if (start.tooOldFloor() >= 0) {
+      ApiError e = ApiError.expired("too old resource version: " + rv + " ("
+          + start.tooOldFloor() + ")");
+      if (faults.tooOldWatchAsHttp410()) {
+        throw e;
+      }
+      streamSingle(response, callback, WatchSession.errorLine(Json.bytes(e.status)));
+      return;
+    }
+    watches.add(session);
+    request.addFailureListener(t -> session.stop(false));
+    Duration deadline = timeoutSeconds >= 0 ? Duration.ofSeconds(timeoutSeconds)
+        : Duration.ofSeconds(1800 + ops.randomLong(1800));
+    session.startTimers(settings.scheduler(), store, settings.bookmarkInterval(), deadline);
+    boolean clean = false;
+    try {
+      clean = session.run(new ResponseOutput(response, BUFFER), start,
+          initialState && allowBookmarks);
+    } finally {
+      store.unwatch(type, session);
+      watches.remove(session);
+      synchronized (watches) {
+        watches.notifyAll();
+      }
+    }
+    if (clean) {
+      callback.succeeded();
+    } else {
+      callback.failed(new IOException("watch reset by fault injection"));
+    }
+  }
+
+  private static String joinFieldSelector(@Nullable String fieldSelector, String name) {
+    String byName = "metadata.name=" + name;
+    return fieldSelector == null || fieldSelector.isBlank() ? byName
+        : fieldSelector + "," + byName;
+  }
+
+  /** A 200 watch response carrying one line, then a clean end. */
+  private void streamSingle(Response response, Callback callback, byte[] line)
+      throws IOException {
+    response.setStatus(200);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, JSON);
+    headers(response, true);
+    try (ResponseOutput out = new ResponseOutput(response, BUFFER)) {
+      out.commit();
+      out.write(line);
+    }
+    callback.succeeded();
+  }
+
+  // ---- responses -----------------------------------------------------------------------------
+
+  private byte[] body(Request request) throws IOException {
+    ByteBuffer b = Content.Source.asByteBuffer(request);
+    byte[] out = new byte[b.remaining()];
+    b.get(out);
+    return out;
+  }
+
+  private void headers(Response response, boolean flowControl) {
+    response.getHeaders().put("Audit-Id", ops.uid());
+    response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache, private");
+    if (flowControl) {
+      response.getHeaders().put("X-Kubernetes-Pf-Flowschema-Uid",
+          "4cfb6af7-bb76-4743-8263-0de48461d5fd");
+      response.getHeaders().put("X-Kubernetes-Pf-Prioritylevel-Uid",
+          "7ffa443a-142c-4a5a-b3e8-563eafcd2d10");
+    }
+  }
+
+  private void writeResult(Response response, Callback callback, ApiOps.Result result) {
+    writeJson(response, callback, result.code(), result.body());
+  }
+
+  private void writeJson(Response response, Callback callback, int code, byte[] json) {
+    response.setStatus(code);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, JSON);
+    headers(response, true);
+    ByteBuffer buf = ByteBuffer.allocate(json.length + 1);
+    buf.put(json).put((byte) '\n').flip();
+    response.write(true, buf, callback);
+  }
+
+  private void writeStatus(Response response, Callback callback, ApiError e,
+      boolean flowControl) {
+    if (response.isCommitted()) {
+      callback.failed(e);
+      return;
+    }
+    response.setStatus(e.code);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, JSON);
+    headers(response, flowControl);
+    if (e.retryAfterSeconds > 0) {
+      response.getHeaders().put(HttpHeader.RETRY_AFTER, Integer.toString(e.retryAfterSeconds));
+    }
+    byte[] json = Json.bytes(e.status);
+    ByteBuffer buf = ByteBuffer.allocate(json.length + 1);
+    buf.put(json).put((byte) '\n').flip();
+    response.write(true, buf, callback);
+  }
+
+  private static ByteBuffer utf8(String s) {
+    return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
+  }
+}

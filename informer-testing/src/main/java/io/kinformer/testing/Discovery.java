@@ -1,0 +1,112 @@
+package io.kinformer.testing;
+
+import java.util.List;
+import java.util.Map;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The discovery documents ({@code /version}, {@code /api}, {@code /api/v1}, {@code /apis}, {@code
+ * /apis/{group}} and {@code /apis/{group}/{version}}), built from the registry in the plain
+ * (non-aggregated) form that client-go and kubectl fall back to. See transcript 11.
+ *
+ * <p>Thread safety: stateless.
+ */
+final class Discovery {
+
+  private static final List<String> VERBS =
+      List.of("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch");
+
+  private Discovery() {}
+
+  static ObjectNode version() {
+    ObjectNode v = Json.MAPPER.createObjectNode();
+    v.put("major", "1");
+    v.put("minor", "36");
+    v.put("emulationMajor", "1");
+    v.put("emulationMinor", "36");
+    v.put("minCompatibilityMajor", "1");
+    v.put("minCompatibilityMinor", "35");
+    v.put("gitVersion", "v1.36.2-kinformer");
+    v.put("gitCommit", "0000000000000000000000000000000000000000");
+    v.put("gitTreeState", "clean");
+    v.put("buildDate", "2026-11-30T00:00:00Z");
+    v.put("goVersion", "go1.25.0");
+    v.put("compiler", "gc");
+    v.put("platform", "linux/amd64");
+    return v;
+  }
+
+  static ObjectNode apiVersions(String serverAddress) {
+    ObjectNode v = Json.MAPPER.createObjectNode();
+    v.put("kind", "APIVersions");
+    v.putArray("versions").add("v1");
+    v.putArray("serverAddressByClientCIDRs").addObject()
+        .put("clientCIDR", "0.0.0.0/0").put("serverAddress", serverAddress);
+    return v;
+  }
+
+  static ObjectNode groupList(Registry registry) {
+    ObjectNode v = Json.MAPPER.createObjectNode();
+    v.put("kind", "APIGroupList");
+    v.put("apiVersion", "v1");
+    ArrayNode groups = v.putArray("groups");
+    for (Map.Entry<String, List<String>> e : registry.namedGroups().entrySet()) {
+      groups.add(group(e.getKey(), e.getValue(), false));
+    }
+    return v;
+  }
+
+  static ObjectNode group(String name, List<String> versions, boolean withKind) {
+    ObjectNode g = Json.MAPPER.createObjectNode();
+    if (withKind) {
+      g.put("kind", "APIGroup");
+      g.put("apiVersion", "v1");
+    }
+    g.put("name", name);
+    ArrayNode vs = g.putArray("versions");
+    for (String v : versions) {
+      vs.addObject().put("groupVersion", name + "/" + v).put("version", v);
+    }
+    g.putObject("preferredVersion")
+        .put("groupVersion", name + "/" + versions.get(0)).put("version", versions.get(0));
+    return g;
+  }
+
+  static ObjectNode resourceList(Registry registry, String group, String version) {
+    ObjectNode v = Json.MAPPER.createObjectNode();
+    v.put("kind", "APIResourceList");
+    if (!group.isEmpty()) {
+      v.put("apiVersion", "v1");
+    }
+    v.put("groupVersion", group.isEmpty() ? version : group + "/" + version);
+    ArrayNode resources = v.putArray("resources");
+    for (ResourceType t : registry.resources(group, version)) {
+      ObjectNode r = resources.addObject();
+      r.put("name", t.plural());
+      r.put("singularName", t.singular());
+      r.put("namespaced", t.namespaced());
+      r.put("kind", t.kind());
+      ArrayNode verbs = r.putArray("verbs");
+      VERBS.forEach(verbs::add);
+      if (!t.shortNames().isEmpty()) {
+        ArrayNode sn = r.putArray("shortNames");
+        t.shortNames().forEach(sn::add);
+      }
+      if (t.group().isEmpty() && t.plural().equals("pods")
+          || t.group().equals("apps") && !t.plural().equals("controllerrevisions")
+          || t.group().equals("batch")) {
+        r.putArray("categories").add("all");
+      }
+      if (t.statusSubresource()) {
+        ObjectNode s = resources.addObject();
+        s.put("name", t.plural() + "/status");
+        s.put("singularName", "");
+        s.put("namespaced", t.namespaced());
+        s.put("kind", t.kind());
+        s.putArray("verbs").add("get").add("patch").add("update");
+      }
+    }
+    return v;
+  }
+}

@@ -1,0 +1,137 @@
+package io.kinformer.testing;
+
+import io.kinformer.cache.LabelSelector;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a list or watch selects: a namespace (or all), a label selector and a field selector.
+ *
+ * <p>Thread safety: immutable.
+ */
+final class Filter {
+
+  private static final Set<String> COMMON_FIELDS = Set.of("metadata.name", "metadata.namespace");
+
+  final @Nullable String namespace;
+  private final Predicate<Map<String, String>> labels;
+  private final List<FieldRequirement> fields;
+  /** Whether a label or field selector was given (then lists omit remainingItemCount). */
+  final boolean selective;
+
+  private record FieldRequirement(String field, String value, boolean equal) {}
+
+  private Filter(
+      @Nullable String namespace,
+      Predicate<Map<String, String>> labels,
+      List<FieldRequirement> fields,
+      boolean selective) {
+    this.namespace = namespace;
+    this.labels = labels;
+    this.fields = fields;
+    this.selective = selective;
+  }
+
+  /**
+   * Parses the query's selectors.
+   *
+   * @throws ApiError 400 for a malformed selector or an unsupported field
+   */
+  static Filter parse(
+      ResourceType type,
+      @Nullable String namespace,
+      @Nullable String labelSelector,
+      @Nullable String fieldSelector) {
+    Predicate<Map<String, String>> lp = m -> true;
+    boolean selective = false;
+    if (labelSelector != null && !labelSelector.isBlank()) {
+      try {
+        lp = LabelSelector.parse(labelSelector)::matches;
+      } catch (IllegalArgumentException e) {
+        throw ApiError.badRequest(e.getMessage());
+      }
+      selective = true;
+    }
+    List<FieldRequirement> reqs = new ArrayList<>();
+    if (fieldSelector != null && !fieldSelector.isBlank()) {
+      selective = true;
+      for (String part : fieldSelector.split(",")) {
+        String p = part.trim();
+        if (p.isEmpty()) {
+          continue;
+        }
+        int ne = p.indexOf("!=");
+        int eq = p.indexOf('=');
+        String field;
+        String value;
+        boolean equal;
+        if (ne >= 0) {
+          field = p.substring(0, ne).trim();
+          value = p.substring(ne + 2).trim();
+          equal = false;
+        } else if (eq >= 0) {
+          field = p.substring(0, eq).trim();
+          value = p.substring(p.startsWith("==", eq) ? eq + 2 : eq + 1).trim();
+          equal = true;
+        } else {
+          throw ApiError.badRequest("invalid selector: '" + fieldSelector + "'; can't understand '"
+              + p + "'");
+        }
+        if (!COMMON_FIELDS.contains(field) && !supportsField(type, field)) {
+          throw ApiError.badRequest("field label not supported: " + field);
+        }
+        reqs.add(new FieldRequirement(field, value, equal));
+      }
+    }
+    return new Filter(namespace, lp, List.copyOf(reqs), selective);
+  }
+
+  static Filter namespaceOnly(@Nullable String namespace) {
+    return new Filter(namespace, m -> true, List.of(), false);
+  }
+
+  private static boolean supportsField(ResourceType type, String field) {
+    if (!type.group().isEmpty()) {
+      return false;
+    }
+    switch (type.plural()) {
+      case "pods":
+        return Set.of(
+                "spec.nodeName",
+                "spec.restartPolicy",
+                "spec.schedulerName",
+                "spec.serviceAccountName",
+                "status.phase",
+                "status.podIP")
+            .contains(field);
+      case "secrets":
+        return field.equals("type");
+      case "events":
+        return field.startsWith("involvedObject.") || field.equals("reason")
+            || field.equals("type");
+      default:
+        return false;
+    }
+  }
+
+  boolean matches(StoredObject o) {
+    if (namespace != null && !namespace.equals(o.namespace)) {
+      return false;
+    }
+    if (!labels.test(o.labels)) {
+      return false;
+    }
+    for (FieldRequirement r : fields) {
+      String v = Objects.requireNonNullElse(o.field(r.field()), "");
+      if (v.equals(r.value()) != r.equal()) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

@@ -1,0 +1,128 @@
+package io.kinformer.testing;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The resource types the server serves, looked up by URL (group, version, plural) and by body
+ * (apiVersion, kind).
+ *
+ * <p>Thread safety: thread-safe; registration is rare and synchronized, lookups are lock-free.
+ */
+final class Registry {
+
+  private final Map<String, ResourceType> byPath = new ConcurrentHashMap<>();
+  private final Map<String, ResourceType> byKind = new ConcurrentHashMap<>();
+  /** group -> versions, in registration order. Guarded by this. */
+  private final Map<String, Set<String>> groups = new LinkedHashMap<>();
+
+  /** The common built-in resources. */
+  static List<ResourceType> builtIns() {
+    List<ResourceType> l = new ArrayList<>();
+    String podTemplate = "\"template\":{\"metadata\":{},\"spec\":{\"containers\":null}}";
+    l.add(core("Namespace", "namespaces", false, true, false, "\"spec\":{},\"status\":{}", "ns"));
+    l.add(core("Node", "nodes", false, true, false, "\"spec\":{},\"status\":{}", "no"));
+    l.add(core("Pod", "pods", true, true, true,
+        "\"spec\":{\"containers\":null},\"status\":{}", "po"));
+    l.add(core("Service", "services", true, true, false,
+        "\"spec\":{},\"status\":{\"loadBalancer\":{}}", "svc"));
+    l.add(core("Endpoints", "endpoints", true, false, false, "", "ep"));
+    l.add(core("ConfigMap", "configmaps", true, false, false, "", "cm"));
+    l.add(core("Secret", "secrets", true, false, false, "", ""));
+    l.add(core("Event", "events", true, false, false,
+        "\"involvedObject\":{},\"source\":{},\"firstTimestamp\":null,\"lastTimestamp\":null,"
+            + "\"eventTime\":null,\"reportingComponent\":\"\",\"reportingInstance\":\"\"", "ev"));
+    l.add(core("ServiceAccount", "serviceaccounts", true, false, false, "", "sa"));
+    l.add(core("PersistentVolumeClaim", "persistentvolumeclaims", true, true, false,
+        "\"spec\":{\"resources\":{}},\"status\":{}", "pvc"));
+    l.add(apps("Deployment", "deployments",
+        "\"spec\":{\"selector\":null," + podTemplate + ",\"strategy\":{}},\"status\":{}", "deploy"));
+    l.add(apps("ReplicaSet", "replicasets",
+        "\"spec\":{\"selector\":null," + podTemplate + "},\"status\":{\"replicas\":0}", "rs"));
+    l.add(apps("StatefulSet", "statefulsets",
+        "\"spec\":{\"selector\":null," + podTemplate
+            + ",\"serviceName\":\"\",\"updateStrategy\":{}},\"status\":{\"replicas\":0"
+            + ",\"availableReplicas\":0}", "sts"));
+    l.add(apps("DaemonSet", "daemonsets",
+        "\"spec\":{\"selector\":null," + podTemplate + ",\"updateStrategy\":{}},\"status\":{"
+            + "\"currentNumberScheduled\":0,\"numberMisscheduled\":0,"
+            + "\"desiredNumberScheduled\":0,\"numberReady\":0}", "ds"));
+    l.add(new ResourceType("batch", "v1", "Job", "jobs", "job", true, true, true, List.of(),
+        "\"spec\":{" + podTemplate + "},\"status\":{}"));
+    l.add(new ResourceType("coordination.k8s.io", "v1", "Lease", "leases", "lease", true, false,
+        false, List.of(), "\"spec\":{}"));
+    return l;
+  }
+
+  private static ResourceType core(String kind, String plural, boolean namespaced,
+      boolean status, boolean generation, String bookmark, String shortName) {
+    return new ResourceType("", "v1", kind, plural, kind.toLowerCase(java.util.Locale.ROOT),
+        namespaced, status, generation, shortName.isEmpty() ? List.of() : List.of(shortName),
+        bookmark);
+  }
+
+  private static ResourceType apps(String kind, String plural, String bookmark, String shortName) {
+    return new ResourceType("apps", "v1", kind, plural, kind.toLowerCase(java.util.Locale.ROOT),
+        true, true, true, List.of(shortName), bookmark);
+  }
+
+  synchronized void register(ResourceType type) {
+    String pathKey = pathKey(type.group(), type.version(), type.plural());
+    ResourceType existing = byPath.get(pathKey);
+    if (existing != null && !existing.equals(type)) {
+      throw new IllegalArgumentException("resource already registered differently: " + existing);
+    }
+    byPath.put(pathKey, type);
+    byKind.put(type.apiVersion() + "/" + type.kind(), type);
+    groups.computeIfAbsent(type.group(), g -> new LinkedHashSet<>()).add(type.version());
+  }
+
+  Optional<ResourceType> byPath(String group, String version, String plural) {
+    return Optional.ofNullable(byPath.get(pathKey(group, version, plural)));
+  }
+
+  Optional<ResourceType> byKind(String apiVersion, String kind) {
+    return Optional.ofNullable(byKind.get(apiVersion + "/" + kind));
+  }
+
+  synchronized boolean hasGroupVersion(String group, String version) {
+    Set<String> v = groups.get(group);
+    return v != null && v.contains(version);
+  }
+
+  synchronized boolean hasGroup(String group) {
+    return groups.containsKey(group);
+  }
+
+  /** Non-core groups and their versions, in registration order. */
+  synchronized Map<String, List<String>> namedGroups() {
+    Map<String, List<String>> out = new LinkedHashMap<>();
+    groups.forEach((g, v) -> {
+      if (!g.isEmpty()) {
+        out.put(g, List.copyOf(v));
+      }
+    });
+    return out;
+  }
+
+  List<ResourceType> resources(String group, String version) {
+    List<ResourceType> out = new ArrayList<>();
+    for (ResourceType t : byPath.values()) {
+      if (t.group().equals(group) && t.version().equals(version)) {
+        out.add(t);
+      }
+    }
+    out.sort((a, b) -> a.plural().compareTo(b.plural()));
+    return out;
+  }
+
+  private static String pathKey(String group, String version, String plural) {
+    return group + "/" + version + "/" + plural;
+  }
+}

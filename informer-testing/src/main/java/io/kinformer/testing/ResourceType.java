@@ -1,0 +1,109 @@
+package io.kinformer.testing;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A kind of object the embedded server serves: its group, version, kind, plural resource name and
+ * scope, as a CustomResourceDefinition would declare it.
+ *
+ * <pre>{@code
+ * server.register(ResourceType.namespaced("example.com", "v1", "Widget", "widgets")
+ *     .withStatusSubresource());
+ * }</pre>
+ *
+ * @param group the API group; empty for the core group ({@code /api/v1})
+ * @param version the API version, for example {@code v1}
+ * @param kind the kind, for example {@code Widget}
+ * @param plural the resource name in URLs, for example {@code widgets}
+ * @param singular the singular name shown by discovery
+ * @param namespaced whether objects live in a namespace
+ * @param statusSubresource whether {@code /status} is a subresource: then the main resource
+ *     ignores changes to {@code status}, and {@code /status} ignores everything else
+ * @param hasGeneration whether {@code metadata.generation} is maintained (bumped when anything but
+ *     metadata and status changes)
+ * @param shortNames discovery short names, for kubectl
+ * @param bookmarkBody the JSON members (without braces) after {@code metadata} in a BOOKMARK
+ *     object, mimicking the zero value of a typed kind, for example {@code
+ *     "spec":{"containers":null},"status":{}} for pods; empty for custom resources
+ *     <p>Thread safety: immutable.
+ */
+public record ResourceType(
+    String group,
+    String version,
+    String kind,
+    String plural,
+    String singular,
+    boolean namespaced,
+    boolean statusSubresource,
+    boolean hasGeneration,
+    List<String> shortNames,
+    String bookmarkBody) {
+
+  private static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9.]*[a-z0-9])?");
+
+  /** Validates every component. */
+  public ResourceType {
+    Objects.requireNonNull(group, "group");
+    requireMatch(version, "version");
+    Objects.requireNonNull(kind, "kind");
+    if (kind.isEmpty() || !Character.isUpperCase(kind.charAt(0))) {
+      throw new IllegalArgumentException("kind must start with an upper-case letter: " + kind);
+    }
+    requireMatch(plural, "plural");
+    Objects.requireNonNull(singular, "singular");
+    shortNames = List.copyOf(shortNames);
+    Objects.requireNonNull(bookmarkBody, "bookmarkBody");
+    if (!group.isEmpty()) {
+      requireMatch(group, "group");
+    }
+  }
+
+  private static void requireMatch(@Nullable String value, String what) {
+    if (value == null || !NAME.matcher(value).matches()) {
+      throw new IllegalArgumentException("invalid " + what + ": " + value);
+    }
+  }
+
+  /** A namespaced custom resource with generation tracking and no status subresource. */
+  public static ResourceType namespaced(String group, String version, String kind, String plural) {
+    return new ResourceType(
+        group, version, kind, plural, kind.toLowerCase(Locale.ROOT), true, false, true, List.of(),
+        "");
+  }
+
+  /** A cluster-scoped custom resource with generation tracking and no status subresource. */
+  public static ResourceType clusterScoped(
+      String group, String version, String kind, String plural) {
+    return new ResourceType(
+        group, version, kind, plural, kind.toLowerCase(Locale.ROOT), false, false, true, List.of(),
+        "");
+  }
+
+  /** This type with a {@code /status} subresource. */
+  public ResourceType withStatusSubresource() {
+    return new ResourceType(
+        group, version, kind, plural, singular, namespaced, true, hasGeneration, shortNames,
+        bookmarkBody);
+  }
+
+  /** This type with the given discovery short names. */
+  public ResourceType withShortNames(String... names) {
+    return new ResourceType(
+        group, version, kind, plural, singular, namespaced, statusSubresource, hasGeneration,
+        List.of(names), bookmarkBody);
+  }
+
+  /** {@code v1} for the core group, else {@code group/version}. */
+  public String apiVersion() {
+    return group.isEmpty() ? version : group + "/" + version;
+  }
+
+  /** {@code plural} for the core group, else {@code plural.group}, as kubectl names it. */
+  public String qualifiedName() {
+    return group.isEmpty() ? plural : plural + "." + group;
+  }
+}
