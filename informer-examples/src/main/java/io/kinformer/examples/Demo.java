@@ -30,6 +30,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -91,6 +93,7 @@ public final class Demo implements AutoCloseable {
   private final AtomicInteger retries = new AtomicInteger();
   private final AtomicInteger writes = new AtomicInteger();
   private final AtomicInteger nextPod = new AtomicInteger();
+  private final Set<String> recovered = ConcurrentHashMap.newKeySet();
 
   /** Events of the initial list are counted, not printed; live ones are printed. */
   private volatile boolean live;
@@ -155,7 +158,6 @@ public final class Demo implements AutoCloseable {
 
     long startNanos = Clock.system().nanoTime();
     factory.start();
-    workers.start();
     while (!pods.awaitSynced(Duration.ofMillis(100))) {
       console.progress("syncing pods: " + initialAdds.get() + " so far ...");
       if (stop.getCount() == 0) {
@@ -170,6 +172,7 @@ public final class Demo implements AutoCloseable {
     console.line("");
     console.header("TIME", "EVENT", "KEY", "DETAIL");
     query();
+    workers.start(); // as controllers do: act only on a synced cache
 
     if (cluster.writable()) {
       scheduleChurn();
@@ -238,7 +241,7 @@ public final class Demo implements AutoCloseable {
     int failures = queue.numRequeues(key);
     boolean flaky = pod.map(p -> p.getMetadata().getLabels()).map(l -> l.containsKey(FLAKY_LABEL))
         .orElse(false);
-    if (flaky && failures < 2) {
+    if (flaky && failures < 2 && !recovered.contains(key)) {
       retries.incrementAndGet();
       console.row(
           "RETRY", key,
@@ -247,6 +250,7 @@ public final class Demo implements AutoCloseable {
     }
     reconciled.incrementAndGet();
     if (failures > 0) {
+      recovered.add(key); // fail only once per pod: later changes reconcile at the first try
       console.row("RECONCILED", key, "after " + failures + " retries");
     }
     return Reconciler.Result.done();
