@@ -164,16 +164,19 @@ class UserGuideExamplesTest {
     return ownedByWeb.stream().map(Keys::metaNamespaceKey).toList();
   }
 
-  static void resyncHandler(SharedIndexInformer<Pod> pods, WorkQueue<String> queue) {
+  static void resyncHandler(
+      SharedIndexInformer<Pod> pods, WorkQueue<String> queue, AtomicInteger resyncs) {
     // tag::resync[]
     pods.addEventHandler(
         new ResourceEventHandler<Pod>() {
           @Override
           public void onUpdate(Pod oldPod, Pod newPod) {
             String oldVersion = oldPod.getMetadata().getResourceVersion();
-            boolean resync = oldVersion.equals(newPod.getMetadata().getResourceVersion());
-            // A resync re-delivers the cached object unchanged: a chance to re-check state
-            // outside the cluster. Skip it if only real changes matter to you.
+            if (oldVersion.equals(newPod.getMetadata().getResourceVersion())) {
+              // A resync: the cached object again, unchanged. The chance to re-check state
+              // outside the cluster; a handler that cares only about changes returns here.
+              resyncs.incrementAndGet();
+            }
             queue.add(Keys.metaNamespaceKey(newPod));
           }
         },
@@ -367,7 +370,8 @@ class UserGuideExamplesTest {
         SharedIndexInformer.builder("pods", source).clock(clock).scheduler(clock).build();
     toClose.add(pods);
     List<String> keys = new CopyOnWriteArrayList<>();
-    resyncHandler(pods, recordingQueue(keys));
+    AtomicInteger resyncs = new AtomicInteger();
+    resyncHandler(pods, recordingQueue(keys), resyncs);
     startAndSync(pods);
     assertThat(keys).isEmpty(); // this handler has no onAdd
 
@@ -379,6 +383,7 @@ class UserGuideExamplesTest {
                 assertThat(keys)
                     .containsExactlyInAnyOrder(
                         "shop/web-0", "shop/web-1", "shop/db-0", "blog/web-0"));
+    assertThat(resyncs).hasValue(4);
   }
 
   @Test
