@@ -28,7 +28,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -217,18 +216,17 @@ public final class ClusterOverview implements AutoCloseable {
       if (!overview.start(Duration.ofSeconds(60))) {
         throw new IllegalStateException("caches did not sync within 60 s");
       }
-      Duration d = commandLine.duration();
       Clock clock = Clock.system();
-      long deadline = clock.nanoTime() + (d.isZero() ? Long.MAX_VALUE / 2 : d.toNanos());
+      long deadline = Main.deadline(clock, commandLine.duration());
       do {
         print(console, overview.snapshot());
-      } while (clock.nanoTime() < deadline && !stop.await(5, TimeUnit.SECONDS));
+      } while (!Main.waitOrEnd(stop, clock, deadline, Duration.ofSeconds(5)));
     }
   }
 
   private static void print(Console console, Snapshot s) {
     console.line("");
-    console.header("TIME", "NODE", "", "READY     PODS");
+    console.header("TIME", "", "NODE", "READY     PODS");
     for (NodeRow n : s.nodes()) {
       console.row("", n.name(), String.format("%-9s %4d", n.ready(), n.pods()));
     }

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.kinformer.cache.ApiException;
 import io.kinformer.cache.Keys;
 import io.kinformer.cache.LabelSelector;
 import io.kinformer.cache.Lister;
@@ -11,6 +12,7 @@ import io.kinformer.cache.ResourceEventHandler;
 import io.kinformer.cache.SharedIndexInformer;
 import io.kinformer.client.KubeClient;
 import io.kinformer.client.SharedInformerFactory;
+import io.kinformer.time.Clock;
 import io.kinformer.workqueue.QueueOptions;
 import io.kinformer.workqueue.RateLimiters;
 import io.kinformer.workqueue.RateLimitingQueue;
@@ -23,12 +25,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A controller that copies ConfigMaps from one source namespace into every target namespace, and
@@ -66,8 +65,6 @@ public final class ConfigMapReplicator implements AutoCloseable {
   public static final String TARGET_LABEL = "replicator.kinformer.io/target";
   /** On a copy: the source namespace it was copied from. */
   public static final String REPLICA_OF_LABEL = "replicator.kinformer.io/replica-of";
-
-  private static final Logger log = LoggerFactory.getLogger(ConfigMapReplicator.class);
 
   private final KubeClient client;
   private final String sourceNamespace;
@@ -203,19 +200,28 @@ public final class ConfigMapReplicator implements AutoCloseable {
     var inNamespace = client.resources(ConfigMap.class).inNamespace(ns);
     if (source.isEmpty() || !target) {
       if (actual.isPresent()) {
-        inNamespace.delete(name); // 404 counts as done; other errors throw and are retried
+        inNamespace.delete(name); // false if already gone; errors throw and are retried
         record("deleted " + key);
       }
       return Reconciler.Result.done();
     }
     ConfigMap desired = copyOf(source.get(), ns);
-    if (actual.isEmpty()) {
-      inNamespace.create(desired); // 409 if our cache is behind: thrown, retried, then updated
-      record("created " + key);
-    } else if (!sameContent(actual.get(), desired)) {
-      desired.getMetadata().setResourceVersion(actual.get().getMetadata().getResourceVersion());
-      inNamespace.update(desired); // 409 if it changed meanwhile: retried with the newer copy
-      record("updated " + key);
+    try {
+      if (actual.isEmpty()) {
+        inNamespace.create(desired);
+        record("created " + key);
+      } else if (!sameContent(actual.get(), desired)) {
+        desired.getMetadata().setResourceVersion(actual.get().getMetadata().getResourceVersion());
+        inNamespace.update(desired); // optimistic concurrency: 409 if it changed meanwhile
+        record("updated " + key);
+      }
+    } catch (ApiException e) {
+      if (e.code() == 409) { // Conflict, or AlreadyExists
+        // Our cache is behind the server (the copy exists already, or changed meanwhile):
+        // look again, with backoff, once the informer has caught up.
+        return Reconciler.Result.requeue();
+      }
+      throw e; // retried with backoff, and logged
     }
     return Reconciler.Result.done();
   }
@@ -264,7 +270,6 @@ public final class ConfigMapReplicator implements AutoCloseable {
 
   private void record(String what) {
     writes.incrementAndGet();
-    log.debug("{}", what);
     journal.accept(what);
   }
 
@@ -306,18 +311,17 @@ public final class ConfigMapReplicator implements AutoCloseable {
       }
       console.line("caches synced; reconciling");
       replicator.start();
+      Clock clock = Clock.system();
+      long deadline = Main.deadline(clock, commandLine.duration());
       List<Runnable> steps = cluster.writable() ? Scenario.steps(client, console) : List.of();
       for (Runnable step : steps) {
-        if (stop.await(2, TimeUnit.SECONDS)) {
+        if (Main.waitOrEnd(stop, clock, deadline, Duration.ofSeconds(2))) {
           break;
         }
         step.run();
       }
-      Duration d = commandLine.duration();
-      if (d.isZero()) {
-        stop.await();
-      } else {
-        stop.await(d.toMillis(), TimeUnit.MILLISECONDS);
+      while (!Main.waitOrEnd(stop, clock, deadline, Duration.ofSeconds(60))) {
+        // keep reconciling until the deadline or Ctrl-C
       }
       console.line("done: " + replicator.writes() + " writes");
     }

@@ -1,5 +1,7 @@
 package io.kinformer.examples;
 
+import io.kinformer.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -71,6 +73,28 @@ final class Main {
       finished.countDown();
     }
     System.exit(status);
+  }
+
+  /**
+   * Waits up to {@code step}, but not past {@code deadlineNanos} (on {@code clock}; {@link
+   * Long#MAX_VALUE} for none), and returns whether the program should end: Ctrl-C was pressed or
+   * the deadline has passed.
+   */
+  static boolean waitOrEnd(CountDownLatch stop, Clock clock, long deadlineNanos, Duration step)
+      throws InterruptedException {
+    long remaining = deadlineNanos - clock.nanoTime();
+    if (remaining <= 0) {
+      return true;
+    }
+    if (stop.await(Math.min(remaining, step.toNanos()), TimeUnit.NANOSECONDS)) {
+      return true;
+    }
+    return deadlineNanos - clock.nanoTime() <= 0;
+  }
+
+  /** The deadline, in {@code clock}'s nanoseconds, of a run of {@code duration} (zero: none). */
+  static long deadline(Clock clock, Duration duration) {
+    return duration.isZero() ? Long.MAX_VALUE : clock.nanoTime() + duration.toNanos();
   }
 
   /**
