@@ -8,7 +8,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -43,14 +46,23 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>the FIFO's lock (held by {@code pop} while {@link #handleDeltas} runs);
- *   <li>{@link #blockDeltas}: held while deltas are applied and while a late handler is seeded
- *       with the cache content, so that the seed and the live stream neither overlap nor leave a
- *       gap (client-go's {@code blockDeltas});
+ *   <li>{@link #blockDeltas}: held while deltas are applied and while a late handler is seeded with
+ *       the cache content, so that the seed and the live stream neither overlap nor leave a gap
+ *       (client-go's {@code blockDeltas});
  *   <li>the indexer's lock, and the processor's and listeners' locks (leaves: they call nothing).
  * </ol>
  *
  * {@link #lifecycle} guards start/stop and handler registration; it is taken before {@link
  * #blockDeltas} when a late handler is added, and never while the FIFO lock is held.
+ *
+ * <h2>Closing</h2>
+ *
+ * {@link #close()} stops, in order: the reflector (joining its thread), the FIFO and the processing
+ * thread (joined), every listener (then waits until none is inside its handler), and the owned
+ * delivery pool (joined). It holds no lock while it waits. A thread never waits for itself: called
+ * from a handler it skips that listener's in-progress call and the pool's join; called on the
+ * reflector thread it skips that join. A second close() waits for {@link #closed} unless it runs
+ * on one of the informer's threads. See docs/concurrency.md.
  */
 final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedIndexInformer<T> {
 
@@ -70,6 +82,10 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   private final SharedIndexInformer.Builder<T> config;
   private final Executor deliveryExecutor;
   private final @Nullable ExecutorService ownedDeliveryExecutor;
+
+  /** The threads of {@link #ownedDeliveryExecutor}, alive or recently dead. */
+  private final Set<Thread> deliveryThreads = ConcurrentHashMap.newKeySet();
+
   private final CompletableFuture<Void> syncedFuture = new CompletableFuture<>();
 
   private final Object lifecycle = new Object();
@@ -89,6 +105,14 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   private volatile @Nullable DeltaFifo<T> fifo;
   private volatile @Nullable Reflector<T> reflector;
   private @Nullable Thread processingThread;
+  // The same thread, readable without the lifecycle lock (by a second close()).
+  private volatile @Nullable Thread processingThreadRef;
+
+  /** Counted down when the first close() has finished. */
+  private final CountDownLatch closed = new CountDownLatch(1);
+
+  /** The listeners the first close() stopped and may still be waiting for. */
+  private volatile List<ProcessorListener<T>> closingListeners = List.of();
 
   DefaultSharedIndexInformer(SharedIndexInformer.Builder<T> b) {
     this.name = b.name;
@@ -110,7 +134,8 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
       this.deliveryExecutor = b.deliveryExecutor;
       this.ownedDeliveryExecutor = null;
     } else {
-      ExecutorService own = newDeliveryExecutor("kinformer-" + name + "-delivery-");
+      ExecutorService own =
+          newDeliveryExecutor("kinformer-" + name + "-delivery-", deliveryThreads);
       this.deliveryExecutor = own;
       this.ownedDeliveryExecutor = own;
     }
@@ -118,17 +143,22 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
 
   /**
    * An elastic pool for handler delivery: a thread per concurrently draining handler, created on
-   * demand, gone after 30 s idle. Idle handlers cost no thread.
+   * demand, gone after 30 s idle. Idle handlers cost no thread. Every thread it makes is recorded
+   * in {@code threads} (dead ones are dropped whenever a new one is made), so that close() can join
+   * them: a thread that has left the pool is not necessarily dead yet.
    */
-  static ExecutorService newDeliveryExecutor(String threadNamePrefix) {
+  static ExecutorService newDeliveryExecutor(String threadNamePrefix, Set<Thread> threads) {
     AtomicInteger n = new AtomicInteger();
     ThreadFactory tf =
         r -> {
           Thread t = new Thread(r, threadNamePrefix + n.incrementAndGet());
           t.setDaemon(true);
+          threads.removeIf(old -> !old.isAlive());
+          threads.add(t);
           return t;
         };
-    return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), tf);
+    return new ThreadPoolExecutor(
+        0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), tf);
   }
 
   @Override
@@ -160,7 +190,8 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
       Duration period = resyncPeriod;
       if (!period.isZero()) {
         if (period.compareTo(MINIMUM_RESYNC_PERIOD) < 0) {
-          log.warn("informer={} resync period {} raised to {}", name, period, MINIMUM_RESYNC_PERIOD);
+          log.warn(
+              "informer={} resync period {} raised to {}", name, period, MINIMUM_RESYNC_PERIOD);
           period = MINIMUM_RESYNC_PERIOD;
         }
         if (resyncCheckPeriod.isZero() || period.compareTo(resyncCheckPeriod) < 0) {
@@ -222,7 +253,8 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
       if (registration.isRemoved()) {
         return;
       }
-      throw new IllegalArgumentException(registration + " is not a registration of informer " + name);
+      throw new IllegalArgumentException(
+          registration + " is not a registration of informer " + name);
     }
     registration.close();
   }
@@ -281,7 +313,8 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   public void setTransform(UnaryOperator<T> transform) {
     synchronized (lifecycle) {
       if (started) {
-        throw new IllegalStateException("informer " + name + " has started: set the transform before start()");
+        throw new IllegalStateException(
+            "informer " + name + " has started: set the transform before start()");
       }
       this.transform = Objects.requireNonNull(transform, "transform");
     }
@@ -344,12 +377,13 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
       f.synced()
           .thenRun(
               () -> {
-                log.info("informer={} synced at rv={}", name, lastSyncResourceVersion());
+                log.info("informer={} synced with {} objects", name, indexer.listKeys().size());
                 syncedFuture.complete(null);
               });
       this.fifo = f;
       this.reflector = r;
       this.processingThread = t;
+      this.processingThreadRef = t;
       started = true;
       t.start();
       r.start();
@@ -438,14 +472,17 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
     Reflector<T> r;
     DeltaFifo<T> f;
     Thread t;
+    boolean alreadyClosing;
     synchronized (lifecycle) {
-      if (stopped) {
-        return;
-      }
+      alreadyClosing = stopped;
       stopped = true;
       r = reflector;
       f = fifo;
       t = processingThread;
+    }
+    if (alreadyClosing) {
+      awaitFirstClose(); // never under the lifecycle lock: a handler closing too would block on it
+      return;
     }
     if (r != null) {
       r.close();
@@ -465,25 +502,92 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
       }
     }
     List<ProcessorListener<T>> listeners = processor.stopAll();
+    closingListeners = listeners;
     for (ProcessorListener<T> l : listeners) {
       try {
-        if (!l.awaitIdle(CLOSE_WAIT)) {
+        // Skips the caller's own call when close() runs inside a handler.
+        if (!interrupted && !l.awaitIdle(CLOSE_WAIT)) {
           log.warn("informer={} {} still running after {}", name, l, CLOSE_WAIT);
         }
       } catch (InterruptedException e) {
         interrupted = true;
-        break;
       }
     }
     if (ownedDeliveryExecutor != null) {
       ownedDeliveryExecutor.shutdown();
+      // Inside a handler the caller is itself a delivery thread: waiting would wait for itself.
+      if (!interrupted && !deliveryThreads.contains(Thread.currentThread())) {
+        interrupted = !awaitDeliveryThreads(ownedDeliveryExecutor);
+      }
     }
     syncedFuture.completeExceptionally(
         new IllegalStateException("informer " + name + " was closed before it synced"));
+    closingListeners = List.of();
+    closed.countDown();
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
     log.info("informer={} closed", name);
+  }
+
+  /**
+   * A second close() waits for the first to finish, so that every caller may rely on "nothing runs
+   * after close() returns", except on a thread of this informer (a handler, the watch error
+   * handler): the first close() may be waiting for that very thread.
+   */
+  private void awaitFirstClose() {
+    if (isInformerThread()) {
+      return;
+    }
+    try {
+      if (!closed.await(CLOSE_WAIT.toMillis() * 3, TimeUnit.MILLISECONDS)) {
+        log.warn("informer={} is still closing after {}", name, CLOSE_WAIT.multipliedBy(3));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private boolean isInformerThread() {
+    Thread current = Thread.currentThread();
+    Reflector<T> r = reflector;
+    if (current == processingThreadRef || (r != null && r.isReflectorThread())) {
+      return true;
+    }
+    if (deliveryThreads.contains(current)) {
+      return true;
+    }
+    for (ProcessorListener<T> l : closingListeners) {
+      if (l.isDeliveringOnCurrentThread()) {
+        return true;
+      }
+    }
+    for (ProcessorListener<T> l : processor.listeners()) {
+      if (l.isDeliveringOnCurrentThread()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Waits until the owned delivery pool has terminated and its threads are gone.
+   *
+   * @return false if interrupted
+   */
+  private boolean awaitDeliveryThreads(ExecutorService pool) {
+    try {
+      if (!pool.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+        log.warn("informer={} delivery threads still running after {}", name, CLOSE_WAIT);
+        return true;
+      }
+      for (Thread t : List.copyOf(deliveryThreads)) {
+        t.join(CLOSE_WAIT.toMillis());
+      }
+      return true;
+    } catch (InterruptedException e) {
+      return false;
+    }
   }
 
   @Override

@@ -109,9 +109,7 @@ public final class FakeListerWatcher<T extends HasMetadata> implements ListerWat
     }
   }
 
-  /**
-   * Sends a BOOKMARK at the current resourceVersion to every open watch that allowed bookmarks.
-   */
+  /** Sends a BOOKMARK at the current resourceVersion to every open watch that allowed bookmarks. */
   public void bookmark() {
     lock.lock();
     try {

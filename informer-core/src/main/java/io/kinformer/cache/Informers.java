@@ -16,7 +16,9 @@ import java.util.function.BooleanSupplier;
  */
 public final class Informers {
 
-  /** How often {@link #waitForCacheSync(Duration, BooleanSupplier...)} polls (client-go: 100 ms). */
+  /**
+   * How often {@link #waitForCacheSync(Duration, BooleanSupplier...)} polls (client-go: 100 ms).
+   */
   static final Duration POLL_PERIOD = Duration.ofMillis(100);
 
   private Informers() {}

@@ -8,6 +8,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,10 +17,10 @@ import org.slf4j.LoggerFactory;
  * goroutines per handler.
  *
  * <p>Notifications go into an unbounded buffer; whenever the buffer is non-empty and no drain is
- * running, one drain task is submitted to the shared delivery executor. The drain calls the
- * handler for up to {@link #BATCH} notifications, then resubmits itself if more are waiting, so
- * one busy handler cannot monopolise an executor thread. At most one drain per listener exists at
- * any time, which is what makes calls to one handler sequential and ordered.
+ * running, one drain task is submitted to the shared delivery executor. The drain calls the handler
+ * for up to {@link #BATCH} notifications, then resubmits itself if more are waiting, so one busy
+ * handler cannot monopolise an executor thread. At most one drain per listener exists at any time,
+ * which is what makes calls to one handler sequential and ordered.
  *
  * <p>The handler is never called under {@link #lock}.
  */
@@ -46,6 +47,8 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
   private boolean draining;
   // @GuardedBy("lock"): true while the handler is being called
   private boolean delivering;
+  // @GuardedBy("lock"): the thread calling the handler while delivering, else null
+  private @Nullable Thread deliveringThread;
   // @GuardedBy("lock"): initial-list adds queued or being delivered
   private int initialPending;
   // @GuardedBy("lock")
@@ -100,7 +103,13 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
     try {
       executor.execute(this::drain);
     } catch (RejectedExecutionException e) {
-      log.warn("informer={} delivery executor rejected handler {}; removing it", informerName, handler, e);
+      if (!isRemoved()) {
+        log.warn(
+            "informer={} delivery executor rejected handler {}; removing it",
+            informerName,
+            handler,
+            e);
+      }
       stop();
     }
   }
@@ -117,17 +126,26 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
           return;
         }
         delivering = true;
+        deliveringThread = Thread.currentThread();
       } finally {
         lock.unlock();
       }
+      boolean returned = false;
       try {
         deliver(n);
+        returned = true;
       } finally {
         lock.lock();
         try {
           delivering = false;
+          deliveringThread = null;
           if (n instanceof Notification.Add<T> a && a.isInInitialList()) {
             initialPending--;
+          }
+          if (!returned) {
+            // An Error escaped the handler and ends this drain: let the next add start another,
+            // instead of leaving the listener marked as draining forever.
+            draining = false;
           }
           idle.signalAll();
         } finally {
@@ -168,21 +186,36 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
     }
   }
 
-  /** Stops delivery: drops what is pending; a call in progress finishes. */
+  /**
+   * Stops delivery: drops what is pending; a call in progress finishes. Dropped initial-list adds
+   * stay counted, so a handler stopped before it saw its whole initial state never reports synced
+   * (as client-go's tracker, whose count is never decremented for them).
+   */
   void stop() {
     lock.lock();
     try {
       removed = true;
       pending.clear();
-      initialPending = 0;
       idle.signalAll();
     } finally {
       lock.unlock();
     }
   }
 
+  /** Whether the calling thread is running this listener's handler right now. */
+  boolean isDeliveringOnCurrentThread() {
+    lock.lock();
+    try {
+      return delivering && deliveringThread == Thread.currentThread();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /**
-   * Waits until no handler call is in progress (after {@link #stop()}, none will start again).
+   * Waits until no handler call is in progress (after {@link #stop()}, none will start again). A
+   * call made from inside this listener's own handler (which would wait for itself) does not wait
+   * for that call.
    *
    * @return false if it timed out
    */
@@ -190,7 +223,7 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
     long nanos = timeout.toNanos();
     lock.lock();
     try {
-      while (delivering) {
+      while (delivering && deliveringThread != Thread.currentThread()) {
         if (nanos <= 0) {
           return false;
         }
@@ -210,17 +243,23 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
     nextResyncNanos = nowNanos + resyncPeriod.toNanos();
   }
 
+  /**
+   * Upstream first, then this listener's count (as client-go's {@code synctrack}): once the
+   * informer has synced, every initial-list notification is already queued here, so a zero count
+   * read afterwards means they were all delivered. Reading the count first could see zero just
+   * before the last initial add is queued and then report synced too early.
+   */
   @Override
   public boolean hasSynced() {
+    if (!upstreamHasSynced.getAsBoolean()) {
+      return false;
+    }
     lock.lock();
     try {
-      if (initialPending > 0) {
-        return false;
-      }
+      return initialPending == 0;
     } finally {
       lock.unlock();
     }
-    return upstreamHasSynced.getAsBoolean();
   }
 
   @Override

@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
@@ -33,18 +35,18 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li><b>List</b> (when the store needs the full state): page through the collection with {@code
  *       limit} (default 500) and {@code continue}, then {@link Store#replace} the store with
- *       everything at the list's resourceVersion. The first list asks for {@code
- *       resourceVersion=0} (any cached state: the server's watch cache answers it cheaply and
- *       ignores {@code limit}); a relist asks for the last resourceVersion seen, without {@code
- *       limit} so that the watch cache can serve it; when the server says that version is too old
- *       (410) or too new ({@code ResourceVersionTooLarge}), the list is retried at once as a
- *       consistent list (no resourceVersion). An expired {@code continue} token falls back to one
- *       unpaged list at the same resourceVersion. A server that ignores {@code limit} is fine.
+ *       everything at the list's resourceVersion. The first list asks for {@code resourceVersion=0}
+ *       (any cached state: the server's watch cache answers it cheaply and ignores {@code limit});
+ *       a relist asks for the last resourceVersion seen, without {@code limit} so that the watch
+ *       cache can serve it; when the server says that version is too old (410) or too new ({@code
+ *       ResourceVersionTooLarge}), the list is retried at once as a consistent list (no
+ *       resourceVersion). An expired {@code continue} token falls back to one unpaged list at the
+ *       same resourceVersion. A server that ignores {@code limit} is fine.
  *   <li><b>Watch</b> from the last resourceVersion, with bookmarks and a random {@code
- *       timeoutSeconds} between {@code minWatchTimeout} and twice that (client-go: 5 to 10
- *       minutes) so that a fleet of informers does not reconnect in lockstep. Each ADDED, MODIFIED,
- *       DELETED event goes to the store, and its resourceVersion becomes the last one seen; a
- *       BOOKMARK only advances the resourceVersion.
+ *       timeoutSeconds} between {@code minWatchTimeout} and twice that (client-go: 5 to 10 minutes)
+ *       so that a fleet of informers does not reconnect in lockstep. Each ADDED, MODIFIED, DELETED
+ *       event goes to the store, and its resourceVersion becomes the last one seen; a BOOKMARK only
+ *       advances the resourceVersion.
  *   <li><b>The watch ends.</b> A clean end (the server's timeout) re-watches at once from the last
  *       resourceVersion, without listing. A broken stream, a refused watch or a server error
  *       re-watches after a backoff, still without listing, because the last resourceVersion is
@@ -57,9 +59,9 @@ import org.slf4j.LoggerFactory;
  * avoids a full list for every network blip. A watch that ends within a second without delivering
  * anything is treated as a failure (client-go's "very short watch") and backs off.
  *
- * <p>Backoff between failures is client-go's by default ({@link Backoff#clientGoDefault}); a
- * {@code Retry-After} from the server lengthens it. Every failure is logged and reported to the
- * {@link WatchErrorHandler}; the loop itself only ends with {@link #close()}.
+ * <p>Backoff between failures is client-go's by default ({@link Backoff#clientGoDefault}); a {@code
+ * Retry-After} from the server lengthens it. Every failure is logged and reported to the {@link
+ * WatchErrorHandler}; the loop itself only ends with {@link #close()}.
  *
  * <p>Optional <b>streaming list</b> ({@code sendInitialEvents=true}): instead of listing, a watch
  * streams the current state as ADDED events and marks its end with a bookmark annotated {@code
@@ -88,6 +90,9 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   /** A watch that ends this soon after starting, with no event, counts as failed (client-go). */
   private static final Duration TOO_SHORT_WATCH = Duration.ofSeconds(1);
 
+  /** How long close() waits for the reflector thread before interrupting it. */
+  private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
+
   private final String name;
   private final ListerWatcher<T> listerWatcher;
   private final Store<T> store;
@@ -103,6 +108,9 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   private final @Nullable WatchErrorHandler watchErrorHandler;
   private final ThreadFactory threadFactory;
 
+  /** Every thread {@link #threadFactory} made for this reflector, so that close() can join it. */
+  private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
+
   private final Object lifecycleLock = new Object();
   // @GuardedBy("lifecycleLock")
   private @Nullable ExecutorService executor;
@@ -115,10 +123,13 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
 
   // State of the loop, touched only by the reflector thread (published to readers via volatile).
   private volatile String lastSyncResourceVersion = "";
+
   /** The last resourceVersion is known to be unusable for a list: list consistently instead. */
   private boolean lastSyncResourceVersionUnavailable;
+
   /** The store needs the full state before the next watch. */
   private boolean needsList = true;
+
   /** The first resourceVersion=0 list came back paged: the server has no watch cache. */
   private boolean paginatedResult;
 
@@ -136,8 +147,14 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     this.random = b.random != null ? b.random : new Random();
     this.backoff = b.backoff != null ? b.backoff : Backoff.clientGoDefault(clock, random);
     this.watchErrorHandler = b.watchErrorHandler;
-    this.threadFactory =
+    ThreadFactory base =
         b.threadFactory != null ? b.threadFactory : namedDaemon("kinformer-" + name + "-reflector");
+    this.threadFactory =
+        r -> {
+          Thread t = base.newThread(r);
+          threads.add(t);
+          return t;
+        };
   }
 
   /**
@@ -177,7 +194,8 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
         return;
       }
       ThreadPoolExecutor e =
-          new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threadFactory);
+          new ThreadPoolExecutor(
+              1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threadFactory);
       executor = e;
       e.execute(this::runAttempts);
       if (!resyncPeriod.isZero()) {
@@ -185,6 +203,11 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
       }
     }
     log.debug("reflector={} started", name);
+  }
+
+  /** Whether the calling thread is this reflector's own thread (inside a callback it runs). */
+  boolean isReflectorThread() {
+    return threads.contains(Thread.currentThread());
   }
 
   /** Whether {@link #start()} was called and {@link #close()} was not. */
@@ -195,9 +218,11 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   }
 
   /**
-   * Stops the loop: ends the open watch, cancels pending retries and the resync tick, and waits
-   * for the reflector thread to finish (an in-flight list request finishes first, bounded by its
-   * own timeout). Idempotent.
+   * Stops the loop: ends the open watch, cancels pending retries and the resync tick, interrupts
+   * the reflector thread (so that a list request in flight is abandoned, with transports that
+   * honour interrupts, as OkHttp does) and waits for it to end. Called on the reflector thread
+   * itself (from a {@link WatchErrorHandler}, or from a transform), it neither interrupts nor waits
+   * for that thread, which ends as soon as the callback returns. Idempotent.
    */
   @Override
   public void close() {
@@ -220,18 +245,31 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
       w.close();
     }
     if (e != null) {
-      e.shutdown();
-      try {
-        if (!e.awaitTermination(30, TimeUnit.SECONDS)) {
-          log.warn("reflector={} thread did not stop within 30s; interrupting it", name);
-          e.shutdownNow();
-        }
-      } catch (InterruptedException ie) {
+      if (threads.contains(Thread.currentThread())) {
+        e.shutdown(); // called from a callback on our own thread: neither interrupt nor wait
+      } else {
+        // The interrupt abandons a list (or watch) request in flight instead of waiting for it.
         e.shutdownNow();
-        Thread.currentThread().interrupt();
+        awaitThreads(e);
       }
     }
     log.debug("reflector={} closed", name);
+  }
+
+  /** Waits for the executor to terminate and its thread to be gone (not merely idle). */
+  private void awaitThreads(ExecutorService e) {
+    try {
+      if (!e.awaitTermination(CLOSE_WAIT.toSeconds(), TimeUnit.SECONDS)) {
+        log.warn("reflector={} thread did not stop within {} of an interrupt", name, CLOSE_WAIT);
+        return;
+      }
+      for (Thread t : threads) {
+        t.join(CLOSE_WAIT.toMillis());
+      }
+    } catch (InterruptedException ie) {
+      e.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
   }
 
   // ---- the loop --------------------------------------------------------------------------------
@@ -261,7 +299,8 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
           return;
         }
         ReflectorException re =
-            new ReflectorException(name, ReflectorException.Phase.WATCH_STREAM, "unexpected failure", e);
+            new ReflectorException(
+                name, ReflectorException.Phase.WATCH_STREAM, "unexpected failure", e);
         report(re);
         scheduleRetry(delayAfter(re));
         return;
@@ -345,7 +384,11 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     } catch (ApiException e) {
       if (!rv.isEmpty() && (e.isResourceExpired() || e.isTooLargeResourceVersion())) {
         // client-go: the version we asked for is unusable; ask for the latest, consistently.
-        log.debug("reflector={} list at rv={} refused ({}); listing consistently", name, rv, e.getMessage());
+        log.debug(
+            "reflector={} list at rv={} refused ({}); listing consistently",
+            name,
+            rv,
+            e.getMessage());
         lastSyncResourceVersionUnavailable = true;
         try {
           all = listAllPages("");
@@ -360,18 +403,21 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     }
     if (all.resourceVersion().isEmpty()) {
       throw new ReflectorException(
-          name, ReflectorException.Phase.MISSING_RESOURCE_VERSION, "list carried no resourceVersion");
+          name,
+          ReflectorException.Phase.MISSING_RESOURCE_VERSION,
+          "list carried no resourceVersion");
     }
     store.replace(all.items(), all.resourceVersion());
     lastSyncResourceVersion = all.resourceVersion();
     lastSyncResourceVersionUnavailable = false;
-    log.debug("reflector={} listed {} objects at rv={}", name, all.items().size(), all.resourceVersion());
+    log.debug(
+        "reflector={} listed {} objects at rv={}", name, all.items().size(), all.resourceVersion());
   }
 
   /**
-   * Lists every page at {@code rv}. Paging follows client-go's reflector: page when listing at
-   * "0" or consistently, but not when relisting at a specific version (the watch cache serves that
-   * only unpaged) unless the server showed it pages "0" lists (no watch cache).
+   * Lists every page at {@code rv}. Paging follows client-go's reflector: page when listing at "0"
+   * or consistently, but not when relisting at a specific version (the watch cache serves that only
+   * unpaged) unless the server showed it pages "0" lists (no watch cache).
    */
   private ListResult<T> listAllPages(String rv) {
     Long limit = pageSize > 0 ? pageSize : null;
@@ -394,7 +440,9 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
         throw new ReflectorException(name, ReflectorException.Phase.LIST, "closed while listing");
       }
       try {
-        page = listerWatcher.list(ListOptions.builder().limit(limit).continueToken(page.continueToken()).build());
+        page =
+            listerWatcher.list(
+                ListOptions.builder().limit(limit).continueToken(page.continueToken()).build());
       } catch (ApiException e) {
         if (!e.isResourceExpired()) {
           throw e;
@@ -402,7 +450,8 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
         // client-go's pager (FullListIfExpired): the continue token expired mid-way; list
         // everything at once at the requested version instead.
         log.debug("reflector={} continue token expired; listing unpaged", name);
-        return listerWatcher.list(ListOptions.builder().resourceVersion(rv.isEmpty() ? null : rv).build());
+        return listerWatcher.list(
+            ListOptions.builder().resourceVersion(rv.isEmpty() ? null : rv).build());
       }
       items.addAll(page.items());
     }
@@ -443,10 +492,13 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
         WatchEvent<T> event = w.next();
         if (event == null) {
           throw new ReflectorException(
-              name, ReflectorException.Phase.WATCH_STREAM, "streaming list ended before its initial-events-end bookmark");
+              name,
+              ReflectorException.Phase.WATCH_STREAM,
+              "streaming list ended before its initial-events-end bookmark");
         }
         switch (event.type()) {
-          case ADDED, MODIFIED -> initial.put(Keys.metaNamespaceKey(event.object()), event.object());
+          case ADDED, MODIFIED ->
+              initial.put(Keys.metaNamespaceKey(event.object()), event.object());
           case DELETED -> initial.remove(Keys.metaNamespaceKey(event.object()));
           case ERROR -> throw watchErrorEvent(event.error());
           case BOOKMARK -> {
@@ -455,20 +507,23 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
               store.replace(new ArrayList<>(initial.values()), bookmarkRv);
               lastSyncResourceVersion = bookmarkRv;
               lastSyncResourceVersionUnavailable = false;
-              log.debug("reflector={} streamed {} objects at rv={}", name, initial.size(), bookmarkRv);
+              log.debug(
+                  "reflector={} streamed {} objects at rv={}", name, initial.size(), bookmarkRv);
               return w;
             }
           }
         }
       }
-      throw new ReflectorException(name, ReflectorException.Phase.WATCH_STREAM, "closed while streaming");
+      throw new ReflectorException(
+          name, ReflectorException.Phase.WATCH_STREAM, "closed while streaming");
     } catch (RuntimeException e) {
       currentWatch = null;
       closeQuietly(w);
       if (e instanceof ReflectorException re) {
         throw re;
       }
-      throw new ReflectorException(name, ReflectorException.Phase.WATCH_STREAM, "streaming list broke", e);
+      throw new ReflectorException(
+          name, ReflectorException.Phase.WATCH_STREAM, "streaming list broke", e);
     }
   }
 
@@ -487,7 +542,8 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
       noteRelistIfNeeded(e);
       throw new ReflectorException(name, ReflectorException.Phase.WATCH_START, "watch refused", e);
     } catch (RuntimeException e) {
-      throw new ReflectorException(name, ReflectorException.Phase.WATCH_START, "watch failed to start", e);
+      throw new ReflectorException(
+          name, ReflectorException.Phase.WATCH_START, "watch failed to start", e);
     }
     currentWatch = w;
     if (closed) {
@@ -499,8 +555,10 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
 
   /** Watches until the stream ends cleanly (returns) or fails (throws). */
   private void watch(@Nullable Watch<T> alreadyOpen) {
-    Watch<T> w = alreadyOpen != null ? alreadyOpen : openWatch(watchOptions());
+    // As client-go, start the clock before the request: some proxies send the response headers
+    // only with the first event, so the call itself may take the whole short watch.
     long started = clock.nanoTime();
+    Watch<T> w = alreadyOpen != null ? alreadyOpen : openWatch(watchOptions());
     int events = 0;
     try {
       while (!closed) {
@@ -508,7 +566,8 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
         try {
           event = w.next();
         } catch (RuntimeException e) {
-          throw new ReflectorException(name, ReflectorException.Phase.WATCH_STREAM, "watch stream broke", e);
+          throw new ReflectorException(
+              name, ReflectorException.Phase.WATCH_STREAM, "watch stream broke", e);
         }
         if (event == null) {
           break;
@@ -530,7 +589,11 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
           "watch ended within a second without any event");
     }
     if (!closed) {
-      log.debug("reflector={} watch ended after {} events; re-watching from rv={}", name, events, lastSyncResourceVersion);
+      log.debug(
+          "reflector={} watch ended after {} events; re-watching from rv={}",
+          name,
+          events,
+          lastSyncResourceVersion);
     }
   }
 
@@ -554,7 +617,12 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
           }
         } catch (RuntimeException e) {
           // client-go logs and goes on: one unstorable object must not stall the informer.
-          log.warn("reflector={} could not store {} event for rv={}", name, event.type(), resourceVersionOf(obj), e);
+          log.warn(
+              "reflector={} could not store {} event for rv={}",
+              name,
+              event.type(),
+              resourceVersionOf(obj),
+              e);
         }
         String rv = resourceVersionOf(obj);
         if (!rv.isEmpty()) {
@@ -567,7 +635,8 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   private ReflectorException watchErrorEvent(@Nullable ApiException error) {
     ApiException e = Objects.requireNonNull(error);
     noteRelistIfNeeded(e);
-    return new ReflectorException(name, ReflectorException.Phase.WATCH_ERROR_EVENT, "watch ended with an error", e);
+    return new ReflectorException(
+        name, ReflectorException.Phase.WATCH_ERROR_EVENT, "watch ended with an error", e);
   }
 
   private void noteRelistIfNeeded(ApiException e) {
@@ -675,7 +744,8 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     /** Watches ask for a timeout between this and twice this. Default 5 minutes. */
     public Builder<T> minWatchTimeout(Duration minWatchTimeout) {
       if (minWatchTimeout.toSeconds() < 1) {
-        throw new IllegalArgumentException("minWatchTimeout must be at least 1s: " + minWatchTimeout);
+        throw new IllegalArgumentException(
+            "minWatchTimeout must be at least 1s: " + minWatchTimeout);
       }
       this.minWatchTimeout = minWatchTimeout;
       return this;

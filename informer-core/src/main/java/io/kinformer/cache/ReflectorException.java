@@ -6,8 +6,8 @@ import java.util.Optional;
 /**
  * A failure of one list or watch attempt of a {@link Reflector}. The reflector itself never stops
  * because of one: it backs off, then re-watches from the last resourceVersion it saw, or relists
- * when the server says that version is gone. This exception only reports what happened, to logs
- * and to the {@link WatchErrorHandler}.
+ * when the server says that version is gone. This exception only reports what happened, to logs and
+ * to the {@link WatchErrorHandler}.
  *
  * <p>{@link #phase()} says where the attempt failed; {@link #getCause()} holds the underlying error
  * (often an {@link ApiException}, see {@link #apiError()}).

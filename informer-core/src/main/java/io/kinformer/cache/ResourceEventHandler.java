@@ -38,8 +38,8 @@ public interface ResourceEventHandler<T> {
   default void onAdd(T obj, boolean isInInitialList) {}
 
   /**
-   * An object changed; also called, with the same object twice, for a periodic resync, and after
-   * a relist for objects whose resourceVersion changed while the watch was down.
+   * An object changed; also called, with the same object twice, for a periodic resync, and after a
+   * relist for objects whose resourceVersion changed while the watch was down.
    *
    * @param oldObj the previous state in the cache
    * @param newObj the new state
@@ -51,8 +51,8 @@ public interface ResourceEventHandler<T> {
    *
    * @param obj the object's final state, or, if {@code finalStateUnknown}, the last state the
    *     informer knew
-   * @param finalStateUnknown true if the deletion was inferred from a relist (the watch missed
-   *     it): client-go's {@code DeletedFinalStateUnknown}
+   * @param finalStateUnknown true if the deletion was inferred from a relist (the watch missed it):
+   *     client-go's {@code DeletedFinalStateUnknown}
    */
   default void onDelete(T obj, boolean finalStateUnknown) {}
 }

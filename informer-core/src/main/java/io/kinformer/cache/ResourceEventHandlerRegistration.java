@@ -11,11 +11,14 @@ public interface ResourceEventHandlerRegistration extends AutoCloseable {
   /**
    * True once the informer has synced and this handler has been handed every object of its initial
    * state (the informer's first list, or for a handler added late the cache content at the time it
-   * joined) and its calls for them have returned.
+   * joined) and its calls for them have returned. A handler removed (or whose informer closed)
+   * before that point never becomes synced.
    */
   boolean hasSynced();
 
-  /** How many notifications wait in this handler's buffer: a growing number means it is too slow. */
+  /**
+   * How many notifications wait in this handler's buffer: a growing number means it is too slow.
+   */
   int pendingNotifications();
 
   /** Whether the handler was removed (or the informer closed). */

@@ -23,29 +23,28 @@ import org.jspecify.annotations.Nullable;
  *
  * One {@link Reflector} thread lists and watches into a {@link DeltaFifo}; one processing thread
  * pops each object's deltas, updates the {@link Indexer} first, and then queues notifications for
- * every handler. Each handler has its own unbounded buffer, drained by tasks on a delivery
- * executor (shared, when the informer comes from a factory), so a slow handler delays only itself
- * and a throwing one only loses its own call. See {@link ResourceEventHandler} for the delivery
- * contract.
+ * every handler. Each handler has its own unbounded buffer, drained by tasks on a delivery executor
+ * (shared, when the informer comes from a factory), so a slow handler delays only itself and a
+ * throwing one only loses its own call. See {@link ResourceEventHandler} for the delivery contract.
  *
  * <p>What "sync" means: {@link #hasSynced()} turns true once the first full list has been applied
  * to the indexer; a registration's {@link ResourceEventHandlerRegistration#hasSynced()} once its
  * handler has also been told about every object of that list.
  *
  * <p>Resync: a handler registered with a resync period gets {@code onUpdate(obj, obj)} for every
- * cached object about once per period. After a relist, objects whose resourceVersion did not
- * change are delivered as resyncs too (only to handlers due for one); objects that changed are
- * delivered to everyone as updates, and objects that vanished as deletions with {@code
- * finalStateUnknown = true}.
+ * cached object about once per period. After a relist, objects whose resourceVersion did not change
+ * are delivered as resyncs too (only to handlers due for one); objects that changed are delivered
+ * to everyone as updates, and objects that vanished as deletions with {@code finalStateUnknown =
+ * true}.
  *
  * <h2>Lifecycle</h2>
  *
  * {@link #start()} (idempotent, returns at once) → {@link #awaitSynced} → reads and events → {@link
- * #close()} (idempotent; returns once no handler call is running and none will start). An
- * informer cannot be restarted. Handlers may be added before or after start; a handler added to a
- * running informer is first told about every cached object ({@code onAdd(obj, true)}) and then
- * follows live changes, with nothing missed or doubled. Adding a handler to a closed informer
- * throws {@link IllegalStateException}.
+ * #close()} (idempotent; returns once no handler call is running and none will start). An informer
+ * cannot be restarted. Handlers may be added before or after start; a handler added to a running
+ * informer is first told about every cached object ({@code onAdd(obj, true)}) and then follows live
+ * changes, with nothing missed or doubled. Adding a handler to a closed informer throws {@link
+ * IllegalStateException}.
  *
  * <p>Thread safety: thread-safe. Objects handed out are shared with the cache: treat them as
  * read-only.
@@ -108,8 +107,10 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
 
   /**
    * A future that completes when the informer first syncs, or fails with {@link
-   * IllegalStateException} if it is closed before. Completing the returned future has no effect
-   * on the informer.
+   * IllegalStateException} if it is closed before. Completing the returned future has no effect on
+   * the informer. Dependent actions registered without an executor run on the informer's processing
+   * thread and delay event processing while they run: use the {@code ...Async} variants for
+   * anything that is not quick.
    */
   CompletableFuture<Void> synced();
 
@@ -125,9 +126,9 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
   String lastSyncResourceVersion();
 
   /**
-   * Sets a function applied to every object before it is cached and delivered, for example to
-   * drop {@code managedFields} and save memory. It runs on the reflector's thread, once per
-   * object; it may modify and return its argument. It must be set before {@link #start()}.
+   * Sets a function applied to every object before it is cached and delivered, for example to drop
+   * {@code managedFields} and save memory. It runs on the reflector's thread, once per object; it
+   * may modify and return its argument. It must be set before {@link #start()}.
    *
    * @throws IllegalStateException if the informer has started
    */
@@ -156,7 +157,11 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
 
   /**
    * Stops the informer: ends its watch and threads, drops pending notifications, and returns once
-   * no handler call is running and none will start. Idempotent. The cache keeps its last content.
+   * no handler call is running, none will start, and the informer's own threads have ended. It may
+   * be called from a handler or a {@link WatchErrorHandler}: it then does not wait for the call it
+   * is made from (which would wait for itself), and the calling thread ends once that call returns.
+   * Idempotent: a second call waits for the first one to finish, unless it is made from such a
+   * callback. The cache keeps its last content.
    */
   @Override
   void close();
@@ -272,7 +277,8 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
     /** Watches ask for a server timeout between this and twice this. Default 5 minutes. */
     public Builder<T> minWatchTimeout(Duration minWatchTimeout) {
       if (minWatchTimeout.toSeconds() < 1) {
-        throw new IllegalArgumentException("minWatchTimeout must be at least 1s: " + minWatchTimeout);
+        throw new IllegalArgumentException(
+            "minWatchTimeout must be at least 1s: " + minWatchTimeout);
       }
       this.minWatchTimeout = minWatchTimeout;
       return this;

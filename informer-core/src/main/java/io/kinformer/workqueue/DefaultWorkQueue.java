@@ -158,12 +158,15 @@ final class DefaultWorkQueue<T> implements WorkQueue<T> {
         }
       }
       processing.remove(item);
-      if (dirty.contains(item)) {
+      boolean requeued = dirty.contains(item);
+      if (requeued) {
         queue.addLast(item);
-        changed.signal();
-      } else if (processing.isEmpty()) {
-        // Wakes a shutDownWithDrain() waiting for processing to empty.
+      }
+      if (processing.isEmpty()) {
+        // Wakes every shutDownWithDrain() waiting for processing to empty, and the getters.
         changed.signalAll();
+      } else if (requeued) {
+        changed.signal();
       }
     } finally {
       lock.unlock();

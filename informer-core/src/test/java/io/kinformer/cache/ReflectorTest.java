@@ -1,8 +1,8 @@
 package io.kinformer.cache;
 
+import static io.kinformer.cache.InformerTestSupport.await;
 import static io.kinformer.cache.TestPods.pod;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kinformer.time.FakeClock;
@@ -154,7 +154,8 @@ class ReflectorTest {
 
     await().until(() -> store.calls.size() == 5);
     assertThat(store.calls)
-        .containsExactly("replace [] 1", "add ns/a 2", "update ns/a 3", "add ns/b 4", "delete ns/a 5");
+        .containsExactly(
+            "replace [] 1", "add ns/a 2", "update ns/a 3", "add ns/b 4", "delete ns/a 5");
     assertThat(reflector.lastSyncResourceVersion()).isEqualTo("5");
   }
 
@@ -200,7 +201,8 @@ class ReflectorTest {
     await().until(() -> store.keysToRv().containsKey("ns/b"));
     assertThat(source.listCalls()).hasSize(1);
     assertThat(source.watchCalls().get(1).resourceVersion()).isEqualTo("2");
-    assertThat(errors).extracting(ReflectorException::phase)
+    assertThat(errors)
+        .extracting(ReflectorException::phase)
         .containsExactly(ReflectorException.Phase.WATCH_STREAM);
   }
 
@@ -229,7 +231,10 @@ class ReflectorTest {
     await().until(() -> errors.size() == 2);
     ReflectorException expired = errors.get(1);
     assertThat(expired.phase())
-        .isEqualTo(asHttpError ? ReflectorException.Phase.WATCH_START : ReflectorException.Phase.WATCH_ERROR_EVENT);
+        .isEqualTo(
+            asHttpError
+                ? ReflectorException.Phase.WATCH_START
+                : ReflectorException.Phase.WATCH_ERROR_EVENT);
     assertThat(expired.apiError()).hasValueSatisfying(e -> assertThat(e.code()).isEqualTo(410));
 
     advanceToRetry(); // relist
@@ -237,7 +242,9 @@ class ReflectorTest {
     assertThat(source.listCalls()).hasSize(2);
     ListOptions relist = source.listCalls().get(1);
     assertThat(relist.resourceVersion()).isEqualTo("3");
-    assertThat(relist.limit()).as("a relist at a known RV is unpaged, for the watch cache").isNull();
+    assertThat(relist.limit())
+        .as("a relist at a known RV is unpaged, for the watch cache")
+        .isNull();
     assertThat(store.keysToRv()).containsOnlyKeys("ns/a", "ns/new");
     assertThat(source.watchCalls().get(2).resourceVersion()).isEqualTo("5");
   }
@@ -257,7 +264,9 @@ class ReflectorTest {
     await().until(() -> errors.size() == 2);
     advanceToRetry(); // relist at 2 refused -> consistent list
     awaitWatches(3);
-    assertThat(source.listCalls()).extracting(ListOptions::resourceVersion).containsExactly("0", "2", null);
+    assertThat(source.listCalls())
+        .extracting(ListOptions::resourceVersion)
+        .containsExactly("0", "2", null);
     assertThat(store.keysToRv()).containsOnlyKeys("ns/a", "ns/b");
   }
 
@@ -276,14 +285,18 @@ class ReflectorTest {
                 true)));
     advanceToRetry();
     awaitWatches(2);
-    assertThat(source.listCalls()).extracting(ListOptions::resourceVersion).containsExactly("0", null);
+    assertThat(source.listCalls())
+        .extracting(ListOptions::resourceVersion)
+        .containsExactly("0", null);
   }
 
   @Test
   void retryAfter_lengthensTheBackoff() {
     start(builder());
     awaitWatches(1);
-    source.failNextWatch(new ApiException(429, "TooManyRequests", "slow down", Duration.ofSeconds(45), List.of(), false));
+    source.failNextWatch(
+        new ApiException(
+            429, "TooManyRequests", "slow down", Duration.ofSeconds(45), List.of(), false));
     source.breakWatches(new InformerException("reset"));
     advanceToRetry(); // re-watch -> 429
     await().until(() -> errors.size() == 2);
@@ -294,14 +307,17 @@ class ReflectorTest {
   @Test
   void listFailures_backOffExponentiallyAndEveryFailureReachesTheHandler() {
     for (int i = 0; i < 4; i++) {
-      source.failNextList(new ApiException(503, "ServiceUnavailable", "down", null, List.of(), false));
+      source.failNextList(
+          new ApiException(503, "ServiceUnavailable", "down", null, List.of(), false));
     }
     start(builder());
     for (int i = 0; i < 4; i++) {
       advanceToRetry();
     }
     awaitWatches(1);
-    assertThat(errors).hasSize(4).allSatisfy(e -> assertThat(e.phase()).isEqualTo(ReflectorException.Phase.LIST));
+    assertThat(errors)
+        .hasSize(4)
+        .allSatisfy(e -> assertThat(e.phase()).isEqualTo(ReflectorException.Phase.LIST));
     assertThat(source.listCalls()).hasSize(5);
   }
 
@@ -326,7 +342,9 @@ class ReflectorTest {
   @Test
   void streamingList_whenRefused_fallsBackToAList() {
     source.add(pod("ns", "a"));
-    source.failNextWatch(new ApiException(422, "Invalid", "sendInitialEvents not supported", null, List.of(), false));
+    source.failNextWatch(
+        new ApiException(
+            422, "Invalid", "sendInitialEvents not supported", null, List.of(), false));
     start(builder().streamingList(true));
     awaitWatches(2);
     assertThat(source.listCalls()).hasSize(1);

@@ -1,9 +1,9 @@
 package io.kinformer.cache;
 
+import static io.kinformer.cache.InformerTestSupport.await;
 import static io.kinformer.cache.TestPods.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
-import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kinformer.time.FakeClock;
@@ -25,7 +25,10 @@ class SharedIndexInformerTest {
   private final List<SharedIndexInformer<Pod>> informers = new ArrayList<>();
 
   private SharedIndexInformer.Builder<Pod> builder() {
-    return SharedIndexInformer.builder("pods", source).clock(clock).scheduler(clock).random(new Random(3));
+    return SharedIndexInformer.builder("pods", source)
+        .clock(clock)
+        .scheduler(clock)
+        .random(new Random(3));
   }
 
   private SharedIndexInformer<Pod> informer(SharedIndexInformer.Builder<Pod> b) {
@@ -72,7 +75,15 @@ class SharedIndexInformerTest {
   }
 
   private void advanceToRetry() {
-    await().until(clock::hasPendingTasks);
+    advanceToRetry(0);
+  }
+
+  /**
+   * Waits until the reflector has scheduled its retry on top of {@code otherTasks} tasks that are
+   * always pending (a resync tick), then moves time to the earliest one, which must be the retry.
+   */
+  private void advanceToRetry(int otherTasks) {
+    await().until(() -> clock.pendingTaskCount() > otherTasks);
     clock.advance(clock.nextDelay().orElseThrow());
   }
 
@@ -102,7 +113,8 @@ class SharedIndexInformerTest {
           public void onAdd(Pod obj, boolean initial) {
             super.onAdd(obj, initial);
             // The cache is updated before the handler is told.
-            seenInCache.add(informer.getIndexer().getByKey(key(obj)).isPresent() ? "cached" : "missing");
+            seenInCache.add(
+                informer.getIndexer().getByKey(key(obj)).isPresent() ? "cached" : "missing");
           }
         };
     informer.addEventHandler(r);
@@ -154,11 +166,15 @@ class SharedIndexInformerTest {
         assertThat(c).endsWith("initial");
         adds++;
       }
-      view.put(key, parts[1].substring(parts[1].lastIndexOf(c.startsWith("update") ? '>' : '@') + 1));
+      view.put(
+          key, parts[1].substring(parts[1].lastIndexOf(c.startsWith("update") ? '>' : '@') + 1));
     }
     assertThat(adds).isEqualTo(50);
     Map<String, String> cache = new java.util.TreeMap<>();
-    informer.getIndexer().list().forEach(p -> cache.put(Keys.metaNamespaceKey(p), p.getMetadata().getResourceVersion()));
+    informer
+        .getIndexer()
+        .list()
+        .forEach(p -> cache.put(Keys.metaNamespaceKey(p), p.getMetadata().getResourceVersion()));
     assertThat(view).isEqualTo(cache);
   }
 
@@ -249,7 +265,9 @@ class SharedIndexInformerTest {
     clock.advance(Duration.ofSeconds(10));
     await().until(() -> every10.calls.size() == 4 && every30.calls.size() == 2);
 
-    assertThat(every10.calls).containsExactly("add ns/a@2 initial", "update ns/a@2->2", "update ns/a@2->2", "update ns/a@2->2");
+    assertThat(every10.calls)
+        .containsExactly(
+            "add ns/a@2 initial", "update ns/a@2->2", "update ns/a@2->2", "update ns/a@2->2");
     assertThat(every30.calls).containsExactly("add ns/a@2 initial", "update ns/a@2->2");
     assertThat(never.calls).containsExactly("add ns/a@2 initial");
     assertThat(sameObject).isNotEmpty().containsOnly(true);
@@ -273,8 +291,8 @@ class SharedIndexInformerTest {
     source.modify(pod("ns", "changed"));
     source.delete(pod("ns", "gone"));
     source.compact();
-    advanceToRetry(); // re-watch -> 410
-    advanceToRetry(); // relist
+    advanceToRetry(1); // re-watch -> 410 (the other pending task is the hourly resync tick)
+    advanceToRetry(1); // relist
 
     await().until(() -> plain.calls.size() == 5);
     assertThat(plain.calls.subList(3, 5))
@@ -343,7 +361,10 @@ class SharedIndexInformerTest {
     assertThat(source.openWatchCount()).isZero();
     assertThat(Thread.getAllStackTraces().keySet())
         .extracting(Thread::getName)
-        .noneMatch(n -> n.startsWith("kinformer-pods-reflector") || n.startsWith("kinformer-pods-processor"));
+        .noneMatch(
+            n ->
+                n.startsWith("kinformer-pods-reflector")
+                    || n.startsWith("kinformer-pods-processor"));
     assertThat(r.calls).hasSize(1);
     assertThatIllegalStateException().isThrownBy(() -> informer.addEventHandler(new Recorder()));
     assertThatIllegalStateException().isThrownBy(informer::start);
@@ -375,7 +396,10 @@ class SharedIndexInformerTest {
     Recorder r = new Recorder();
     informer.addEventHandler(
         ResourceEventHandlers.filtering(
-            p -> p.getMetadata().getLabels() != null && "web".equals(p.getMetadata().getLabels().get("app")), r));
+            p ->
+                p.getMetadata().getLabels() != null
+                    && "web".equals(p.getMetadata().getLabels().get("app")),
+            r));
     informer.start();
     awaitWatching(1);
     source.add(pod("ns", "a", Map.of("app", "db")));
@@ -395,17 +419,21 @@ class SharedIndexInformerTest {
             builder()
                 .index(
                     "byApp",
-                    p -> p.getMetadata().getLabels() == null
-                        ? List.of()
-                        : List.of(p.getMetadata().getLabels().getOrDefault("app", ""))));
+                    p ->
+                        p.getMetadata().getLabels() == null
+                            ? List.of()
+                            : List.of(p.getMetadata().getLabels().getOrDefault("app", ""))));
     informer.start();
     awaitWatching(1);
     source.add(pod("ns", "a", Map.of("app", "web")));
     source.add(pod("ns", "b", Map.of("app", "web")));
     source.modify(pod("ns", "b", Map.of("app", "db")));
     await().until(() -> informer.lastSyncResourceVersion().equals("4"));
-    assertThat(informer.getIndexer().byIndex("byApp", "web")).extracting(p -> p.getMetadata().getName()).containsExactly("a");
-    assertThat(new Lister<>(informer.getIndexer()).namespace("ns").list(LabelSelector.parse("app=db")))
+    assertThat(informer.getIndexer().byIndex("byApp", "web"))
+        .extracting(p -> p.getMetadata().getName())
+        .containsExactly("a");
+    assertThat(
+            new Lister<>(informer.getIndexer()).namespace("ns").list(LabelSelector.parse("app=db")))
         .extracting(p -> p.getMetadata().getName())
         .containsExactly("b");
   }

@@ -1,0 +1,278 @@
+package io.kinformer.cache;
+
+import static io.kinformer.cache.TestPods.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Tests {@link ProcessorListener}, mostly with a hand-cranked executor. */
+class ProcessorListenerTest {
+
+  /** Queues submitted tasks; {@link #runAll()} runs them on the test thread. */
+  static final class ManualExecutor implements java.util.concurrent.Executor {
+    final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+    int submitted;
+
+    @Override
+    public synchronized void execute(Runnable command) {
+      tasks.add(command);
+      submitted++;
+    }
+
+    synchronized Runnable poll() {
+      return tasks.poll();
+    }
+
+    void runAll() {
+      for (Runnable r = poll(); r != null; r = poll()) {
+        r.run();
+      }
+    }
+  }
+
+  private final ManualExecutor manual = new ManualExecutor();
+  private final List<String> calls = new CopyOnWriteArrayList<>();
+  private ExecutorService pool;
+
+  @AfterEach
+  void shutdown() {
+    if (pool != null) {
+      pool.shutdownNow();
+    }
+  }
+
+  private final ResourceEventHandler<Pod> recorder =
+      new ResourceEventHandler<>() {
+        @Override
+        public void onAdd(Pod obj, boolean isInInitialList) {
+          calls.add("add " + obj.getMetadata().getName() + (isInInitialList ? " initial" : ""));
+        }
+
+        @Override
+        public void onUpdate(Pod oldObj, Pod newObj) {
+          calls.add("update " + newObj.getMetadata().getName());
+        }
+
+        @Override
+        public void onDelete(Pod obj, boolean finalStateUnknown) {
+          calls.add(
+              "delete " + obj.getMetadata().getName() + (finalStateUnknown ? " unknown" : ""));
+        }
+      };
+
+  private ProcessorListener<Pod> listener(
+      ResourceEventHandler<Pod> handler,
+      java.util.concurrent.Executor executor,
+      BooleanSupplier upstream) {
+    return new ProcessorListener<>(
+        "pods",
+        handler,
+        Duration.ZERO,
+        Duration.ZERO,
+        0L,
+        executor,
+        upstream,
+        new SharedProcessor<>());
+  }
+
+  @Test
+  void add_deliversInOrderInBatchesOfOneDrainAtATime() {
+    ProcessorListener<Pod> l = listener(recorder, manual, () -> true);
+    int n = ProcessorListener.BATCH * 2 + 10;
+    for (int i = 0; i < n; i++) {
+      l.add(new Notification.Add<>(pod("ns", "p" + i), false));
+    }
+    assertThat(manual.submitted).as("one drain for many adds").isEqualTo(1);
+    assertThat(l.pendingNotifications()).isEqualTo(n);
+
+    manual.runAll();
+
+    assertThat(calls).hasSize(n);
+    for (int i = 0; i < n; i++) {
+      assertThat(calls.get(i)).isEqualTo("add p" + i);
+    }
+    assertThat(manual.submitted).as("the drain yields after each batch").isEqualTo(3);
+    assertThat(l.pendingNotifications()).isZero();
+  }
+
+  @Test
+  void hasSynced_whenLastInitialAddIsQueuedWhileUpstreamIsAsked_isFalseUntilDelivered() {
+    // The informer's hasSynced turns true in the same step that queues the last initial add. A
+    // listener that read its own count before asking upstream would report synced too early.
+    AtomicReference<ProcessorListener<Pod>> self = new AtomicReference<>();
+    AtomicBoolean lastAddQueued = new AtomicBoolean();
+    BooleanSupplier upstream =
+        () -> {
+          if (lastAddQueued.compareAndSet(false, true)) {
+            self.get().add(new Notification.Add<>(pod("ns", "last"), true));
+          }
+          return true;
+        };
+    ProcessorListener<Pod> l = listener(recorder, manual, upstream);
+    self.set(l);
+
+    assertThat(l.hasSynced()).isFalse();
+
+    manual.runAll();
+    assertThat(calls).containsExactly("add last initial");
+    assertThat(l.hasSynced()).isTrue();
+  }
+
+  @Test
+  void hasSynced_isFalseWhileUpstreamIsNot() {
+    ProcessorListener<Pod> l = listener(recorder, manual, () -> false);
+    assertThat(l.hasSynced()).isFalse();
+  }
+
+  @Test
+  void hasSynced_countsOnlyInitialListAdds() {
+    ProcessorListener<Pod> l = listener(recorder, manual, () -> true);
+    l.add(new Notification.Add<>(pod("ns", "a"), true));
+    l.add(new Notification.Add<>(pod("ns", "b"), false));
+    assertThat(l.hasSynced()).isFalse();
+    manual.runAll();
+    assertThat(l.hasSynced()).isTrue();
+    l.add(new Notification.Add<>(pod("ns", "c"), false));
+    assertThat(l.hasSynced()).as("a live add does not unsync").isTrue();
+  }
+
+  @Test
+  void hasSynced_ofAListenerStoppedBeforeItsInitialAddsWereDelivered_staysFalse() {
+    ProcessorListener<Pod> l = listener(recorder, manual, () -> true);
+    l.add(new Notification.Add<>(pod("ns", "a"), true));
+    l.stop();
+    manual.runAll();
+    assertThat(calls).isEmpty();
+    assertThat(l.hasSynced()).isFalse();
+
+    ProcessorListener<Pod> done = listener(recorder, manual, () -> true);
+    done.add(new Notification.Add<>(pod("ns", "b"), true));
+    manual.runAll();
+    done.stop();
+    assertThat(done.hasSynced()).as("it had seen everything before it stopped").isTrue();
+  }
+
+  @Test
+  void stop_dropsPendingAndNoCallStartsAfterIt() {
+    ProcessorListener<Pod> l = listener(recorder, manual, () -> true);
+    l.add(new Notification.Add<>(pod("ns", "a"), true));
+    l.add(new Notification.Add<>(pod("ns", "b"), false));
+    l.stop();
+    manual.runAll();
+    l.add(new Notification.Add<>(pod("ns", "c"), false));
+    manual.runAll();
+    assertThat(calls).isEmpty();
+    assertThat(l.isRemoved()).isTrue();
+    assertThat(l.pendingNotifications()).isZero();
+  }
+
+  @Test
+  void handlerThrowingRuntimeException_isLoggedAndDeliveryGoesOn() {
+    ResourceEventHandler<Pod> throwing =
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(Pod obj, boolean isInInitialList) {
+            calls.add("add " + obj.getMetadata().getName());
+            throw new IllegalStateException("boom");
+          }
+        };
+    ProcessorListener<Pod> l = listener(throwing, manual, () -> true);
+    l.add(new Notification.Add<>(pod("ns", "a"), false));
+    l.add(new Notification.Add<>(pod("ns", "b"), false));
+    manual.runAll();
+    assertThat(calls).containsExactly("add a", "add b");
+  }
+
+  @Test
+  void handlerThrowingAnError_doesNotWedgeTheListener() {
+    ResourceEventHandler<Pod> failingOnce =
+        new ResourceEventHandler<>() {
+          boolean failed;
+
+          @Override
+          public void onAdd(Pod obj, boolean isInInitialList) {
+            if (!failed) {
+              failed = true;
+              throw new AssertionError("an Error escapes");
+            }
+            calls.add("add " + obj.getMetadata().getName());
+          }
+        };
+    ProcessorListener<Pod> l = listener(failingOnce, manual, () -> true);
+    l.add(new Notification.Add<>(pod("ns", "a"), false));
+    Runnable drain = manual.poll();
+    assertThatThrownBy(drain::run).isInstanceOf(AssertionError.class);
+
+    l.add(new Notification.Add<>(pod("ns", "b"), false));
+    manual.runAll();
+    assertThat(calls).containsExactly("add b");
+  }
+
+  @Test
+  void awaitIdle_fromInsideItsOwnHandler_doesNotWaitForItself() throws Exception {
+    pool = Executors.newSingleThreadExecutor();
+    AtomicReference<ProcessorListener<Pod>> self = new AtomicReference<>();
+    List<Boolean> idleResults = new CopyOnWriteArrayList<>();
+    ResourceEventHandler<Pod> closing =
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(Pod obj, boolean isInInitialList) {
+            self.get().stop();
+            try {
+              // Zero timeout: without the self check this reports "still busy" at once.
+              idleResults.add(self.get().awaitIdle(Duration.ZERO));
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+        };
+    ProcessorListener<Pod> l = listener(closing, pool, () -> true);
+    self.set(l);
+    l.add(new Notification.Add<>(pod("ns", "a"), false));
+    l.add(new Notification.Add<>(pod("ns", "b"), false));
+
+    await().until(() -> idleResults.size() == 1);
+    assertThat(idleResults).containsExactly(true);
+    assertThat(l.awaitIdle(Duration.ofSeconds(10))).isTrue();
+    assertThat(idleResults).as("b was dropped by stop()").hasSize(1);
+  }
+
+  @Test
+  void awaitIdle_fromAnotherThread_waitsForTheCallInProgress() throws Exception {
+    pool = Executors.newSingleThreadExecutor();
+    java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    ResourceEventHandler<Pod> blocking =
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(Pod obj, boolean isInInitialList) {
+            entered.countDown();
+            try {
+              release.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+        };
+    ProcessorListener<Pod> l = listener(blocking, pool, () -> true);
+    l.add(new Notification.Add<>(pod("ns", "a"), false));
+    entered.await();
+    l.stop();
+    assertThat(l.awaitIdle(Duration.ZERO)).as("a call is in progress").isFalse();
+    release.countDown();
+    assertThat(l.awaitIdle(Duration.ofSeconds(10))).isTrue();
+  }
+}
