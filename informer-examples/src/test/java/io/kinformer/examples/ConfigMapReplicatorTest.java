@@ -141,6 +141,7 @@ class ConfigMapReplicatorTest {
       server.faults().failNext(Verb.DELETE, "configmaps", 1, 503);
       server.faults().resetAllWatches(); // every watch connection drops
       changeSources(server); // while users keep changing things
+      server.faults().closeAllWatches(); // the watches that came back end again
       server.faults().compactHistory(); // and the history to resume from is gone: 410, relist
       server.faults().failNext(Verb.LIST, "configmaps", 2, 500); // the relist fails, twice
 
