@@ -2,6 +2,7 @@ package io.kinformer.testing;
 
 import io.kinformer.time.Scheduler;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -12,6 +13,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.zip.Deflater;
+import java.util.zip.GZIPOutputStream;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -39,6 +43,7 @@ final class ApiHandler extends Handler.Abstract {
 
   private static final Logger log = LoggerFactory.getLogger(ApiHandler.class);
   private static final int BUFFER = 64 * 1024;
+  private static final long GZIP_THRESHOLD = 128 * 1024;
   private static final String JSON = "application/json";
   private static final String META_LIST = "as=partialobjectmetadatalist";
   private static final String META_OBJECT = "as=partialobjectmetadata";
@@ -145,7 +150,8 @@ final class ApiHandler extends Handler.Abstract {
     }
     String namespace = null;
     if (rest.get(0).equals("namespaces") && rest.size() >= 3
-        && !(rest.size() == 3 && (rest.get(2).equals("status") || rest.get(2).equals("finalize")))) {
+        && !(rest.size() == 3
+            && (rest.get(2).equals("status") || rest.get(2).equals("finalize")))) {
       namespace = rest.get(1);
       rest = rest.subList(2, rest.size());
     }
@@ -185,7 +191,8 @@ final class ApiHandler extends Handler.Abstract {
       case OBJECT:
         switch (method) {
           case "GET":
-            return r.legacyWatch() ? Verb.WATCH : Verb.GET;
+            return r.legacyWatch() || (!r.status() && isWatch(query.getValue("watch")))
+                ? Verb.WATCH : Verb.GET;
           case "PUT":
             return Verb.UPDATE;
           case "PATCH":
@@ -225,9 +232,13 @@ final class ApiHandler extends Handler.Abstract {
       if (delay.isZero()) {
         process(request, response, callback, route, query, verb);
       } else {
-        settings.scheduler().schedule(
-            () -> executor.execute(() -> process(request, response, callback, route, query, verb)),
-            delay);
+        settings.scheduler().schedule(() -> {
+          try {
+            executor.execute(() -> process(request, response, callback, route, query, verb));
+          } catch (RejectedExecutionException stopping) {
+            callback.failed(stopping);
+          }
+        }, delay);
       }
     } catch (RuntimeException e) {
       log.warn("request {} {} failed", request.getMethod(), request.getHttpURI(), e);
@@ -291,11 +302,28 @@ final class ApiHandler extends Handler.Abstract {
         writeJson(response, callback, 200, Json.bytes(Discovery.version()));
         return;
       case API:
-        writeJson(response, callback, 200, Json.bytes(Discovery.apiVersions(serverAddress)));
+      case APIS: {
+        boolean core = route.kind() == Kind.API;
+        String accept = request.getHeaders().get(HttpHeader.ACCEPT);
+        if (accept != null && Discovery.wantsAggregated(accept)) {
+          byte[] doc = Json.bytes(Discovery.aggregated(registry, core));
+          String etag = Discovery.etag(doc);
+          response.getHeaders().put(HttpHeader.VARY, "Accept");
+          response.getHeaders().put(HttpHeader.ETAG, etag);
+          if (etag.equals(request.getHeaders().get(HttpHeader.IF_NONE_MATCH))) {
+            response.setStatus(304);
+            headers(response, true);
+            response.getHeaders().put(HttpHeader.CACHE_CONTROL, "public");
+            response.write(true, ByteBuffer.allocate(0), callback);
+            return;
+          }
+          writeJson(response, callback, 200, doc, Discovery.AGGREGATED, "public");
+          return;
+        }
+        writeJson(response, callback, 200, Json.bytes(core
+            ? Discovery.apiVersions(serverAddress) : Discovery.groupList(registry)));
         return;
-      case APIS:
-        writeJson(response, callback, 200, Json.bytes(Discovery.groupList(registry)));
-        return;
+      }
       case GROUP:
         writeJson(response, callback, 200, Json.bytes(Discovery.group(route.group(),
             registry.namedGroups().get(route.group()), true)));
@@ -311,6 +339,11 @@ final class ApiHandler extends Handler.Abstract {
       throw ApiError.methodNotAllowed();
     }
     checkAcceptable(request);
+    if (verb != Verb.LIST && verb != Verb.WATCH && verb != Verb.GET
+        && nonEmpty(query.getValue("dryRun")) != null) {
+      // Honest refusal rather than a silent real write.
+      throw ApiError.badRequest("dryRun is not supported by the embedded API server");
+    }
     ResourceType type = route.type();
     String ns = route.namespace() == null ? "" : route.namespace();
     switch (verb) {
@@ -350,7 +383,7 @@ final class ApiHandler extends Handler.Abstract {
         long rv = store.currentRv();
         List<StoredObject> deleted = ops.deleteCollection(type, filter,
             ApiOps.DeleteOptions.parse(body(request), query.getValue("gracePeriodSeconds")));
-        writeList(response, callback, type, rv, null, -1, deleted, false);
+        writeList(request, response, callback, type, rv, null, -1, deleted, false);
         return;
       }
       default:
@@ -563,20 +596,45 @@ final class ApiHandler extends Handler.Abstract {
         }
       }
     }
-    writeList(response, callback, type, snap.rv(), next, remaining, page, meta);
+    writeList(request, response, callback, type, snap.rv(), next, remaining, page, meta);
+  }
+
+  /** gzip at level 1, as kube-apiserver's defaultGzipContentEncodingLevel. */
+  private static final class FastGzip extends GZIPOutputStream {
+    FastGzip(OutputStream out) throws IOException {
+      super(out, BUFFER);
+      def.setLevel(Deflater.BEST_SPEED);
+    }
   }
 
   private static @Nullable String nonEmpty(@Nullable String s) {
     return s == null || s.isEmpty() ? null : s;
   }
 
-  /** Streams a list: the envelope from Jackson, the items as their stored bytes. */
-  private void writeList(Response response, Callback callback, ResourceType type, long rv,
-      @Nullable String next, long remaining, List<StoredObject> items, boolean meta)
-      throws IOException {
+  /**
+   * Streams a list: the envelope from Jackson, the items as their stored bytes. Like the real
+   * server, a list over 128 KiB is gzipped (level 1) when the client accepts gzip.
+   */
+  private void writeList(Request request, Response response, Callback callback,
+      ResourceType type, long rv, @Nullable String next, long remaining,
+      List<StoredObject> items, boolean meta) throws IOException {
     response.setStatus(200);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, JSON);
     headers(response, true);
+    long size = 0;
+    for (StoredObject o : items) {
+      size += meta ? o.partialMetadata().length : o.json.length;
+      if (size > GZIP_THRESHOLD) {
+        break;
+      }
+    }
+    String acceptEncoding = request.getHeaders().get(HttpHeader.ACCEPT_ENCODING);
+    boolean gzip = size > GZIP_THRESHOLD && acceptEncoding != null
+        && acceptEncoding.toLowerCase(Locale.ROOT).contains("gzip");
+    if (gzip) {
+      response.getHeaders().put(HttpHeader.CONTENT_ENCODING, "gzip");
+      response.getHeaders().put(HttpHeader.VARY, "Accept-Encoding");
+    }
     ObjectNode head = Json.MAPPER.createObjectNode();
     head.put("kind", meta ? "PartialObjectMetadataList" : type.kind() + "List");
     head.put("apiVersion", meta ? "meta.k8s.io/v1" : type.apiVersion());
@@ -589,7 +647,11 @@ final class ApiHandler extends Handler.Abstract {
       }
     }
     byte[] h = Json.bytes(head);
-    try (ResponseOutput out = new ResponseOutput(response, BUFFER)) {
+    boolean pretty = PrettyJson.wanted(request);
+    java.io.ByteArrayOutputStream whole = pretty ? new java.io.ByteArrayOutputStream() : null;
+    try (OutputStream out = pretty ? whole
+        : gzip ? new FastGzip(new ResponseOutput(response, BUFFER))
+        : new ResponseOutput(response, BUFFER)) {
       out.write(h, 0, h.length - 1);
       out.write(",\"items\":[".getBytes(StandardCharsets.UTF_8));
       boolean first = true;
@@ -606,6 +668,13 @@ final class ApiHandler extends Handler.Abstract {
         }
       }
       out.write("]}\n".getBytes(StandardCharsets.UTF_8));
+    }
+    if (whole != null) {
+      try (OutputStream out = gzip ? new FastGzip(new ResponseOutput(response, BUFFER))
+          : new ResponseOutput(response, BUFFER)) {
+        out.write(PrettyJson.indent(whole.toByteArray()));
+        out.write('\n');
+      }
     }
     callback.succeeded();
   }
@@ -703,7 +772,8 @@ final class ApiHandler extends Handler.Abstract {
     }
     watches.add(session);
     request.addFailureListener(t -> session.stop(false));
-    Duration deadline = timeoutSeconds >= 0 ? Duration.ofSeconds(timeoutSeconds)
+    // As the real server: no (or a zero) timeoutSeconds means a random 30 to 60 minutes.
+    Duration deadline = timeoutSeconds > 0 ? Duration.ofSeconds(timeoutSeconds)
         : Duration.ofSeconds(1800 + ops.randomLong(1800));
     session.startTimers(settings.scheduler(), store, settings.bookmarkInterval(), deadline);
     boolean clean = false;
@@ -768,9 +838,18 @@ final class ApiHandler extends Handler.Abstract {
   }
 
   private void writeJson(Response response, Callback callback, int code, byte[] json) {
+    writeJson(response, callback, code, json, JSON, "no-cache, private");
+  }
+
+  private void writeJson(Response response, Callback callback, int code, byte[] json,
+      String contentType, String cacheControl) {
+    if (PrettyJson.wanted(response.getRequest())) {
+      json = PrettyJson.indent(json);
+    }
     response.setStatus(code);
-    response.getHeaders().put(HttpHeader.CONTENT_TYPE, JSON);
     headers(response, true);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+    response.getHeaders().put(HttpHeader.CACHE_CONTROL, cacheControl);
     ByteBuffer buf = ByteBuffer.allocate(json.length + 1);
     buf.put(json).put((byte) '\n').flip();
     response.write(true, buf, callback);
@@ -789,6 +868,9 @@ final class ApiHandler extends Handler.Abstract {
       response.getHeaders().put(HttpHeader.RETRY_AFTER, Integer.toString(e.retryAfterSeconds));
     }
     byte[] json = Json.bytes(e.status);
+    if (PrettyJson.wanted(response.getRequest())) {
+      json = PrettyJson.indent(json);
+    }
     ByteBuffer buf = ByteBuffer.allocate(json.length + 1);
     buf.put(json).put((byte) '\n').flip();
     response.write(true, buf, callback);

@@ -109,4 +109,88 @@ final class Discovery {
     }
     return v;
   }
+
+  /** The media type of aggregated discovery (apidiscovery.k8s.io/v2), as the server echoes it. */
+  static final String AGGREGATED =
+      "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+
+  /** A strong ETag of a discovery document: its SHA-512, in upper-case hex, quoted. */
+  static String etag(byte[] doc) {
+    try {
+      byte[] d = java.security.MessageDigest.getInstance("SHA-512").digest(doc);
+      return "\"" + java.util.HexFormat.of().withUpperCase().formatHex(d) + "\"";
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-512 is always available", e);
+    }
+  }
+
+  /** Whether the client asked for aggregated discovery v2 (kubectl and client-go do). */
+  static boolean wantsAggregated(String accept) {
+    for (String range : accept.split(",")) {
+      List<String> params = new java.util.ArrayList<>();
+      for (String p : range.split(";")) {
+        params.add(p.trim());
+      }
+      if (params.contains("as=APIGroupDiscoveryList") && params.contains("v=v2")
+          && params.contains("g=apidiscovery.k8s.io")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Aggregated discovery: {@code /api} (the core group only) or {@code /apis} (every named
+   * group), each version with all its resources.
+   */
+  static ObjectNode aggregated(Registry registry, boolean core) {
+    ObjectNode list = Json.MAPPER.createObjectNode();
+    list.put("kind", "APIGroupDiscoveryList");
+    list.put("apiVersion", "apidiscovery.k8s.io/v2");
+    list.putObject("metadata");
+    ArrayNode items = list.putArray("items");
+    if (core) {
+      ObjectNode g = items.addObject();
+      g.putObject("metadata");
+      ArrayNode versions = g.putArray("versions");
+      versions.add(aggregatedVersion(registry, "", "v1"));
+    } else {
+      for (Map.Entry<String, List<String>> e : registry.namedGroups().entrySet()) {
+        ObjectNode g = items.addObject();
+        g.putObject("metadata").put("name", e.getKey());
+        ArrayNode versions = g.putArray("versions");
+        for (String v : e.getValue()) {
+          versions.add(aggregatedVersion(registry, e.getKey(), v));
+        }
+      }
+    }
+    return list;
+  }
+
+  private static ObjectNode aggregatedVersion(Registry registry, String group, String version) {
+    ObjectNode v = Json.MAPPER.createObjectNode();
+    v.put("version", version);
+    ArrayNode resources = v.putArray("resources");
+    for (ResourceType t : registry.resources(group, version)) {
+      ObjectNode r = resources.addObject();
+      r.put("resource", t.plural());
+      r.putObject("responseKind").put("group", "").put("version", "").put("kind", t.kind());
+      r.put("scope", t.namespaced() ? "Namespaced" : "Cluster");
+      r.put("singularResource", t.singular());
+      ArrayNode verbs = r.putArray("verbs");
+      VERBS.forEach(verbs::add);
+      if (!t.shortNames().isEmpty()) {
+        ArrayNode sn = r.putArray("shortNames");
+        t.shortNames().forEach(sn::add);
+      }
+      if (t.statusSubresource()) {
+        ObjectNode s = r.putArray("subresources").addObject();
+        s.put("subresource", "status");
+        s.putObject("responseKind").put("group", "").put("version", "").put("kind", t.kind());
+        s.putArray("verbs").add("get").add("patch").add("update");
+      }
+    }
+    v.put("freshness", "Current");
+    return v;
+  }
 }

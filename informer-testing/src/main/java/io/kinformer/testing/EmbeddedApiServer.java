@@ -53,7 +53,7 @@ import tools.jackson.databind.node.ObjectNode;
  * try (EmbeddedApiServer server = EmbeddedApiServer.builder().bearerToken("t0k3n").start()) {
  *   server.create("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\","
  *       + "\"namespace\":\"default\"},\"spec\":{\"containers\":[]}}");
- *   KubeConfig config = KubeConfig.load(server.kubeConfig());   // point any client at it
+ *   Path kubeconfig = server.kubeConfig();   // point kubectl or any client at it
  * }
  * }</pre>
  *
@@ -72,7 +72,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
   public static final List<String> INITIAL_NAMESPACES =
       List.of("default", "kube-system", "kube-public", "kube-node-lease");
 
-  private final Builder config;
+  private final @Nullable String bearerToken;
   private final Registry registry = new Registry();
   private final Store store;
   private final ApiOps ops;
@@ -89,7 +89,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
   private boolean closed;
 
   private EmbeddedApiServer(Builder b) {
-    this.config = b;
+    this.bearerToken = b.bearerToken;
     this.store = new Store(b.watchHistorySize, 0);
     this.ops = new ApiOps(registry, store, b.clock, b.random);
     this.faults = new Faults(watches, store);
@@ -211,7 +211,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
 
   /** The bearer token clients must send, if the server requires one. */
   public Optional<String> bearerToken() {
-    return Optional.ofNullable(config.bearerToken);
+    return Optional.ofNullable(bearerToken);
   }
 
   /** The server's self-signed certificate (also its own CA), when it speaks TLS. */
@@ -247,8 +247,8 @@ public final class EmbeddedApiServer implements AutoCloseable {
           .encodeToString(certificates.pem().getBytes(StandardCharsets.US_ASCII))).append('\n');
     }
     y.append("users:\n- name: kinformer\n  user:");
-    if (config.bearerToken != null) {
-      y.append("\n    token: ").append(config.bearerToken).append('\n');
+    if (bearerToken != null) {
+      y.append("\n    token: ").append(bearerToken).append('\n');
     } else {
       y.append(" {}\n");
     }
@@ -370,6 +370,11 @@ public final class EmbeddedApiServer implements AutoCloseable {
       throw new ApiException(e.code, e.status.path("reason").asString(null),
           e.status.path("message").asString(null), null, causes, false);
     }
+  }
+
+  @Override
+  public String toString() {
+    return "EmbeddedApiServer[" + url + "]";
   }
 
   // ---- lifecycle -----------------------------------------------------------------------------

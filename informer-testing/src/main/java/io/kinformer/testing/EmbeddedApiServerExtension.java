@@ -77,10 +77,18 @@ public final class EmbeddedApiServerExtension
 
   @Override
   public void beforeAll(ExtensionContext context) throws IllegalAccessException {
-    EmbeddedApiServer server = builder.get().start();
-    context.getStore(NS).put(KEY, server);
+    inject(context.getRequiredTestClass(), null, serverFor(context));
+  }
+
+  /**
+   * The class's server, started on first use: in {@code beforeAll}, or earlier in {@code
+   * postProcessTestInstance} under {@code @TestInstance(PER_CLASS)}.
+   */
+  private EmbeddedApiServer serverFor(ExtensionContext context) {
+    EmbeddedApiServer server = context.getStore(NS).getOrComputeIfAbsent(KEY,
+        k -> builder.get().start(), EmbeddedApiServer.class);
     last = server;
-    inject(context.getRequiredTestClass(), null, server);
+    return server;
   }
 
   @Override
@@ -95,7 +103,7 @@ public final class EmbeddedApiServerExtension
   @Override
   public void postProcessTestInstance(Object testInstance, ExtensionContext context)
       throws IllegalAccessException {
-    inject(testInstance.getClass(), testInstance, find(context));
+    inject(testInstance.getClass(), testInstance, serverFor(context));
   }
 
   @Override

@@ -81,7 +81,8 @@ final class Patches {
    */
   static JsonNode jsonPatch(JsonNode target, JsonNode patch) {
     if (!patch.isArray()) {
-      throw ApiError.badRequest("json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+      throw ApiError.badRequest(
+          "json: cannot unmarshal object into Go value of type jsonpatch.Patch");
     }
     JsonNode doc = target.deepCopy();
     for (JsonNode op : patch) {

@@ -22,8 +22,14 @@ final class Registry {
   /** group -> versions, in registration order. Guarded by this. */
   private final Map<String, Set<String>> groups = new LinkedHashMap<>();
 
-  /** The common built-in resources. */
+  /** The common built-in resources (namespaces first). */
+  static final List<ResourceType> BUILT_INS = List.copyOf(createBuiltIns());
+
   static List<ResourceType> builtIns() {
+    return BUILT_INS;
+  }
+
+  private static List<ResourceType> createBuiltIns() {
     List<ResourceType> l = new ArrayList<>();
     String podTemplate = "\"template\":{\"metadata\":{},\"spec\":{\"containers\":null}}";
     l.add(core("Namespace", "namespaces", false, true, false, "\"spec\":{},\"status\":{}", "ns"));
@@ -42,7 +48,8 @@ final class Registry {
     l.add(core("PersistentVolumeClaim", "persistentvolumeclaims", true, true, false,
         "\"spec\":{\"resources\":{}},\"status\":{}", "pvc"));
     l.add(apps("Deployment", "deployments",
-        "\"spec\":{\"selector\":null," + podTemplate + ",\"strategy\":{}},\"status\":{}", "deploy"));
+        "\"spec\":{\"selector\":null," + podTemplate + ",\"strategy\":{}},\"status\":{}",
+        "deploy"));
     l.add(apps("ReplicaSet", "replicasets",
         "\"spec\":{\"selector\":null," + podTemplate + "},\"status\":{\"replicas\":0}", "rs"));
     l.add(apps("StatefulSet", "statefulsets",

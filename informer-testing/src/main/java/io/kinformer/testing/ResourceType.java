@@ -15,6 +15,8 @@ import org.jspecify.annotations.Nullable;
  *     .withStatusSubresource());
  * }</pre>
  *
+ * <p>Thread safety: immutable.
+ *
  * @param group the API group; empty for the core group ({@code /api/v1})
  * @param version the API version, for example {@code v1}
  * @param kind the kind, for example {@code Widget}
@@ -29,7 +31,6 @@ import org.jspecify.annotations.Nullable;
  * @param bookmarkBody the JSON members (without braces) after {@code metadata} in a BOOKMARK
  *     object, mimicking the zero value of a typed kind, for example {@code
  *     "spec":{"containers":null},"status":{}} for pods; empty for custom resources
- *     <p>Thread safety: immutable.
  */
 public record ResourceType(
     String group,

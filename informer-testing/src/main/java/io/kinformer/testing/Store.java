@@ -167,8 +167,10 @@ final class Store {
     while (state.history.size() > historyLimit) {
       state.oldestRv = state.history.pollFirst().object().rv;
     }
+    // One item for everyone who sees the event as it is, so its framed line is built once.
+    WatchItem shared = state.watchers.isEmpty() ? null : WatchItem.event(e.type(), e.object());
     for (WatchSink w : state.watchers) {
-      WatchItem item = transition(w.filter(), e);
+      WatchItem item = transition(w.filter(), e, shared);
       if (item != null) {
         w.deliver(item);
       }
@@ -179,18 +181,19 @@ final class Store {
    * What a watcher with {@code f} sees of {@code e}: an object that starts matching is ADDED, one
    * that stops matching is DELETED (with its old content at the new RV), as the real server does.
    */
-  static @Nullable WatchItem transition(Filter f, Event e) {
+  static @Nullable WatchItem transition(Filter f, Event e, @Nullable WatchItem shared) {
     StoredObject o = e.object();
+    WatchItem same = shared != null ? shared : WatchItem.event(e.type(), o);
     switch (e.type()) {
       case ADDED:
       case DELETED:
-        return f.matches(o) ? WatchItem.event(e.type(), o) : null;
+        return f.matches(o) ? same : null;
       case MODIFIED:
         boolean now = f.matches(o);
         StoredObject prev = e.prev();
         boolean before = prev != null && f.matches(prev);
         if (now) {
-          return WatchItem.event(before ? WatchEventType.MODIFIED : WatchEventType.ADDED, o);
+          return before ? same : WatchItem.event(WatchEventType.ADDED, o);
         }
         if (before) {
           return WatchItem.event(WatchEventType.DELETED, prev.withRv(o.rv));
@@ -248,15 +251,21 @@ final class Store {
   private static NavigableMap<String, StoredObject> range(
       TreeMap<String, StoredObject> objects, @Nullable String namespace,
       @Nullable String startAfter) {
-    NavigableMap<String, StoredObject> m = objects;
-    if (namespace != null) {
-      m = m.subMap(StoredObject.namespaceStart(namespace), true,
-          StoredObject.namespaceEnd(namespace), false);
+    String from = namespace == null ? null : StoredObject.namespaceStart(namespace);
+    boolean fromInclusive = true;
+    if (startAfter != null && (from == null || startAfter.compareTo(from) >= 0)) {
+      from = startAfter;
+      fromInclusive = false;
     }
-    if (startAfter != null) {
-      m = m.tailMap(startAfter, false);
+    String to = namespace == null ? null : StoredObject.namespaceEnd(namespace);
+    if (from != null && to != null && from.compareTo(to) >= 0) {
+      return new TreeMap<>();
     }
-    return m;
+    if (from == null) {
+      return to == null ? objects : objects.headMap(to, false);
+    }
+    return to == null ? objects.tailMap(from, fromInclusive)
+        : objects.subMap(from, fromInclusive, to, false);
   }
 
   private static boolean inRange(String key, @Nullable String namespace,
@@ -300,7 +309,7 @@ final class Store {
       List<WatchItem> replay = new ArrayList<>();
       for (Event e : st.history) {
         if (e.object().rv > fromRv) {
-          WatchItem item = transition(sink.filter(), e);
+          WatchItem item = transition(sink.filter(), e, null);
           if (item != null) {
             replay.add(item);
           }

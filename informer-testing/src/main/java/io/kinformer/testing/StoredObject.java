@@ -50,11 +50,7 @@ final class StoredObject {
     this.rv = rv;
     this.uid = meta.path("uid").asString("");
     this.json = Json.bytes(tree);
-    ObjectNode prefix = Json.MAPPER.createObjectNode();
-    prefix.put("kind", type.kind());
-    prefix.put("apiVersion", type.apiVersion());
-    // "{"kind":"K","apiVersion":"V"}" minus the closing brace, plus the comma that follows.
-    this.bodyOffset = Json.bytes(prefix).length;
+    this.bodyOffset = PREFIX_LENGTHS.computeIfAbsent(type, StoredObject::prefixLength);
     this.labels = stringMap(meta.get("labels"));
     List<String> fin = new ArrayList<>();
     JsonNode f = meta.get("finalizers");
@@ -87,6 +83,18 @@ final class StoredObject {
       fl.put("type", tree.path("type").asString(""));
     }
     this.fields = fl;
+  }
+
+  private static final Map<ResourceType, Integer> PREFIX_LENGTHS =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** The length of {@code {"kind":"K","apiVersion":"V",} as Jackson writes it. */
+  private static int prefixLength(ResourceType type) {
+    ObjectNode prefix = Json.MAPPER.createObjectNode();
+    prefix.put("kind", type.kind());
+    prefix.put("apiVersion", type.apiVersion());
+    // "{"kind":"K","apiVersion":"V"}" minus the closing brace, plus the comma that follows.
+    return Json.bytes(prefix).length;
   }
 
   /**

@@ -85,7 +85,8 @@ final class WatchItem {
   }
 
   static byte[] frame(WatchEventType type, byte[] objectJson) {
-    byte[] head = ("{\"type\":\"" + type.name() + "\",\"object\":").getBytes(StandardCharsets.UTF_8);
+    byte[] head =
+        ("{\"type\":\"" + type.name() + "\",\"object\":").getBytes(StandardCharsets.UTF_8);
     ByteArrayOutputStream out = new ByteArrayOutputStream(head.length + objectJson.length + 2);
     out.writeBytes(head);
     out.writeBytes(objectJson);

@@ -28,6 +28,9 @@ final class WatchSession implements WatchSink {
 
   private static final Logger log = LoggerFactory.getLogger(WatchSession.class);
   private static final Duration PRE_DEADLINE_BOOKMARK = Duration.ofSeconds(2);
+  private static final byte[] ADDED_HEAD =
+      "{\"type\":\"ADDED\",\"object\":".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] FRAME_TAIL = {'}', '\n'};
 
   final ResourceType type;
   private final Filter filter;
@@ -132,7 +135,10 @@ final class WatchSession implements WatchSink {
       out.commit();
       for (StoredObject o : start.initialState()) {
         if (filter.matches(o)) {
-          out.write(WatchItem.event(WatchEventType.ADDED, o).line(metadataOnly));
+          // Framed in place: no per-object copy for large initial states.
+          out.write(ADDED_HEAD);
+          out.write(metadataOnly ? o.partialMetadata() : o.json);
+          out.write(FRAME_TAIL);
         }
       }
       for (WatchItem item : start.replay()) {

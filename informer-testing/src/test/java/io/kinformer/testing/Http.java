@@ -20,7 +20,8 @@ final class Http {
 
   static final JsonMapper JSON = JsonMapper.builder().build();
   static final String POD = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\","
-      + "\"labels\":{\"app\":\"%s\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}";
+      + "\"labels\":{\"app\":\"%s\"}},"
+      + "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}";
 
   final OkHttpClient client;
   final String base;
@@ -31,9 +32,13 @@ final class Http {
   }
 
   Http(EmbeddedApiServer server, OkHttpClient.Builder builder) {
+    this(server.url().toString(), server.bearerToken().orElse(null), builder);
+  }
+
+  Http(String base, String token, OkHttpClient.Builder builder) {
     this.client = builder.readTimeout(Duration.ofSeconds(30)).build();
-    this.base = server.url().toString();
-    this.token = server.bearerToken().orElse(null);
+    this.base = base;
+    this.token = token;
   }
 
   static OkHttpClient.Builder h2cPriorKnowledge() {
@@ -130,7 +135,8 @@ final class Http {
       b.header("Accept", accept);
     }
     try {
-      return new WatchStream(client.newCall(b.build()).execute());
+      okhttp3.Call call = client.newCall(b.build());
+      return new WatchStream(call, call.execute());
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
@@ -140,9 +146,11 @@ final class Http {
   static final class WatchStream implements AutoCloseable {
     private static final Object END = new Object();
     final Response response;
+    private final okhttp3.Call call;
     private final LinkedBlockingQueue<Object> lines = new LinkedBlockingQueue<>();
 
-    WatchStream(Response response) {
+    WatchStream(okhttp3.Call call, Response response) {
+      this.call = call;
       this.response = response;
       Thread t = new Thread(() -> {
         try {
@@ -154,6 +162,8 @@ final class Http {
           lines.add(END);
         } catch (IOException | RuntimeException e) {
           lines.add(e);
+        } finally {
+          response.close();
         }
       }, "test-watch-reader");
       t.setDaemon(true);
@@ -213,9 +223,10 @@ final class Http {
       return lines.isEmpty();
     }
 
+    /** Cancels the call; the reader thread then closes the response. */
     @Override
     public void close() {
-      response.close();
+      call.cancel();
     }
   }
 
