@@ -17,7 +17,7 @@ import io.kinformer.cache.ResourceEventHandler;
 import io.kinformer.cache.SharedIndexInformer;
 import io.kinformer.cache.Transforms;
 import io.kinformer.testing.EmbeddedApiServer;
-import io.kinformer.testing.ResourceType;
+import io.kinformer.testing.ServedResource;
 import io.kinformer.testing.Verb;
 import java.time.Duration;
 import java.util.List;
@@ -42,7 +42,7 @@ class SharedInformerFactoryTest {
   void start() {
     server =
         EmbeddedApiServer.builder()
-            .resource(ResourceType.namespaced("example.com", "v1", "Widget", "widgets"))
+            .resource(ServedResource.namespaced("example.com", "v1", "Widget", "widgets"))
             .start();
     client = KubeClient.create(KubeConfig.load(server.kubeConfig()));
   }

@@ -238,7 +238,7 @@ public final class ClusterOverview implements AutoCloseable {
   /** Registers widgets with the embedded server and creates nodes, pods, widgets and secrets. */
   static void seed(EmbeddedApiServer server, KubeClient client) {
     server.register(
-        io.kinformer.testing.ResourceType.namespaced("example.com", "v1", "Widget", "widgets"));
+        io.kinformer.testing.ServedResource.namespaced("example.com", "v1", "Widget", "widgets"));
     for (String ns : List.of("shop", "blog")) {
       client
           .resources(Namespace.class)

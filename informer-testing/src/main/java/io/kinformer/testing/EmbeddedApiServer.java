@@ -173,7 +173,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
     log.info("embedded API server started at {}", url);
   }
 
-  private void registerQuietly(ResourceType type) {
+  private void registerQuietly(ServedResource type) {
     registry.register(type);
     store.register(type);
   }
@@ -189,7 +189,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
   }
 
   /** Serves {@code type} from now on (idempotent for an identical type). */
-  public void register(ResourceType type) {
+  public void register(ServedResource type) {
     Objects.requireNonNull(type, "type");
     registerQuietly(type);
   }
@@ -278,7 +278,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
    */
   public String create(String json) {
     ObjectNode o = parse(json);
-    ResourceType t = typeOf(o);
+    ServedResource t = typeOf(o);
     String ns = o.path("metadata").path("namespace").asString("");
     return call(() -> ops.create(t, t.namespaced() ? (ns.isEmpty() ? "default" : ns) : null, o));
   }
@@ -295,7 +295,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
 
   private String replace(String json, boolean status) {
     ObjectNode o = parse(json);
-    ResourceType t = typeOf(o);
+    ServedResource t = typeOf(o);
     JsonNode meta = o.path("metadata");
     return call(() -> ops.update(t, meta.path("namespace").asString("default"),
         meta.path("name").asString(""), o, status));
@@ -304,7 +304,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
   /** The object as stored, if it exists. */
   public Optional<String> get(String apiVersion, String kind, @Nullable String namespace,
       String name) {
-    ResourceType t = type(apiVersion, kind);
+    ServedResource t = type(apiVersion, kind);
     StoredObject o = store.get(t, StoredObject.key(t.namespaced()
         ? Objects.requireNonNullElse(namespace, "default") : "", name));
     return o == null ? Optional.empty()
@@ -313,7 +313,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
 
   /** Every object of a kind in a namespace (all namespaces if null), in key order. */
   public List<String> list(String apiVersion, String kind, @Nullable String namespace) {
-    ResourceType t = type(apiVersion, kind);
+    ServedResource t = type(apiVersion, kind);
     Store.Snapshot s = Objects.requireNonNull(store.snapshot(t, namespace, null, -1));
     List<String> out = new ArrayList<>(s.items().size());
     for (StoredObject o : s.items()) {
@@ -329,17 +329,17 @@ public final class EmbeddedApiServer implements AutoCloseable {
    * @throws ApiException 404 if it does not exist
    */
   public void delete(String apiVersion, String kind, @Nullable String namespace, String name) {
-    ResourceType t = type(apiVersion, kind);
+    ServedResource t = type(apiVersion, kind);
     call(() -> ops.delete(t, Objects.requireNonNullElse(namespace, "default"), name,
         new ApiOps.DeleteOptions(null, null, null)).result());
   }
 
-  private ResourceType type(String apiVersion, String kind) {
+  private ServedResource type(String apiVersion, String kind) {
     return registry.byKind(apiVersion, kind).orElseThrow(() ->
         new IllegalArgumentException("no resource registered for " + apiVersion + " " + kind));
   }
 
-  private ResourceType typeOf(ObjectNode o) {
+  private ServedResource typeOf(ObjectNode o) {
     return type(o.path("apiVersion").asString(""), o.path("kind").asString(""));
   }
 
@@ -439,7 +439,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
     private int maxPendingWatchEvents = 1_000_000;
     private boolean builtInResources = true;
     private int maxThreads = 512;
-    private final List<ResourceType> resources = new ArrayList<>();
+    private final List<ServedResource> resources = new ArrayList<>();
 
     private Builder() {}
 
@@ -525,7 +525,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
     }
 
     /** Also serve {@code type} (a custom resource). */
-    public Builder resource(ResourceType type) {
+    public Builder resource(ServedResource type) {
       resources.add(Objects.requireNonNull(type, "type"));
       return this;
     }
