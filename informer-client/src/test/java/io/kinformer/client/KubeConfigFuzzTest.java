@@ -19,7 +19,8 @@ import java.util.Map;
  * runs no exec plugin and reads no referenced file, so fuzzed paths and commands are harmless.
  *
  * <p>A normal build replays the committed corpus in {@code KubeConfigFuzzTestInputs/load/} (under
- * {@code src/test/resources/io/kinformer/client/}; seeded from {@code src/test/resources/kubeconfig/}).
+ * {@code src/test/resources/io/kinformer/client/}; seeded from {@code
+ * src/test/resources/kubeconfig/}).
  * To fuzz for real: {@code JAZZER_FUZZ=1 mvn -B -pl informer-client -am verify
  * -Dtest=KubeConfigFuzzTest -Dsurefire.failIfNoSpecifiedTests=false}.
  */

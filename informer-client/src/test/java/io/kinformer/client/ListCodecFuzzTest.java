@@ -18,9 +18,9 @@ import java.io.ByteArrayInputStream;
  * null metadata, as the watch codec does) or throws an {@link
  * InformerException}; never another exception, a hang or a partial result.
  *
- * <p>A normal build replays the committed corpus in {@code ListCodecFuzzTestInputs/<method>/} (under
- * {@code src/test/resources/io/kinformer/client/}). To fuzz for real: {@code JAZZER_FUZZ=1 mvn -B
- * -pl informer-client -am verify -Dtest=ListCodecFuzzTest#pods
+ * <p>A normal build replays the committed corpus in {@code ListCodecFuzzTestInputs/<method>/}
+ * (under {@code src/test/resources/io/kinformer/client/}). To fuzz for real: {@code JAZZER_FUZZ=1
+ * mvn -B -pl informer-client -am verify -Dtest=ListCodecFuzzTest#pods
  * -Dsurefire.failIfNoSpecifiedTests=false}.
  */
 class ListCodecFuzzTest {

@@ -16,10 +16,10 @@ import okhttp3.ResponseBody;
  * Coverage-guided fuzzing of {@link StatusCodec}, which turns the body of a refused request (a
  * {@code Status}, plain text or anything else) into an {@link ApiException}.
  *
- * <p>Property: for any body, {@code fromResponse} returns an {@code ApiException} with a positive
- * code (the Status's own code when it has a positive one, else the HTTP code) and a bounded message;
- * it never throws. {@code parseRetryAfter} on any header value returns null or a non-negative
- * duration.
+ * <p>Property: for any body, {@code fromResponse} returns an {@code ApiException} with a
+ * positive code (the Status's own code when it has a positive one, else the HTTP code) and a
+ * bounded message; it never throws. {@code parseRetryAfter} on any header value returns null or a
+ * non-negative duration.
  *
  * <p>A normal build replays the committed corpus in {@code StatusCodecFuzzTestInputs/<method>/}
  * (under {@code src/test/resources/io/kinformer/client/}). To fuzz for real: {@code JAZZER_FUZZ=1

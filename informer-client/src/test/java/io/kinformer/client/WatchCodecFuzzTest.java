@@ -64,7 +64,8 @@ class WatchCodecFuzzTest {
 
   private static <T extends HasMetadata> Outcome decode(
       ResourceType<T> type, InputStream in) {
-    WatchCodec<T> codec = new WatchCodec<>(in, MAPPER.reader(), type, "GET http://fuzz/api/v1/pods");
+    WatchCodec<T> codec =
+        new WatchCodec<>(in, MAPPER.reader(), type, "GET http://fuzz/api/v1/pods");
     List<String> events = new ArrayList<>();
     try {
       for (WatchEvent<T> e = codec.next(); e != null; e = codec.next()) {
