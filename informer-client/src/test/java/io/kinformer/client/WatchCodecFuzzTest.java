@@ -22,16 +22,20 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <p>Property: for any bytes, decoding yields whole events and then either a clean end or an
  * {@link InformerException} (or, for bytes undecodable in the encoding Jackson detected, the
- * {@code JacksonIOException} that {@link HttpWatch} turns into one); never another exception, a hang or a half-built event. Every event
- * has a type and, unless it is an ERROR carrying an {@code ApiException} with a positive code,
- * an object with its kind filled in (metadata may be absent, as the input's may be).
- * The result does not depend on how the bytes are cut into reads (HTTP chunks).
+ * {@code JacksonIOException} that {@link HttpWatch} turns into one); never another exception, a
+ * hang or a half-built event. Every event has a type and, unless it is an ERROR carrying an {@code
+ * ApiException} with a positive code, an object with its kind filled in (metadata may be absent,
+ * as the input's may be). The result does not depend on how the bytes are cut into reads (HTTP
+ * chunks).
  *
  * <p>A normal build replays the committed corpus in {@code WatchCodecFuzzTestInputs/<method>/}
  * (under {@code src/test/resources/io/kinformer/client/}). To fuzz for real, from the repository
  * root: {@code JAZZER_FUZZ=1 mvn -B -pl informer-client -am verify -Dtest=WatchCodecFuzzTest#pods
- * -Dsurefire.failIfNoSpecifiedTests=false -Djazzer.max_duration=10m}; a failing input is written to
- * that directory, where it stays as a regression test once committed.
+ * -Dsurefire.failIfNoSpecifiedTests=false} (one fuzz test per run). It runs for the annotation's
+ * {@code maxDuration}, the short CI run; for a long run raise it locally (Jazzer 0.24 takes no
+ * override from the command line). New interesting inputs go to {@code
+ * informer-client/.cifuzz-corpus/} (not committed); a failing input is written to the inputs
+ * directory above, where it stays as a regression test once committed.
  */
 class WatchCodecFuzzTest {
 
@@ -100,7 +104,9 @@ class WatchCodecFuzzTest {
     }
     assertThat(e.object()).isNotNull();
     HasMetadata object = (HasMetadata) e.object();
-    assertThat(object.getKind()).as("kind of a %s event's object", e.type()).isNotBlank();
+    assertThat(object.getKind()).as("kind of a %s event's object", e.type()).isNotEmpty();
+    assertThat(object.getApiVersion()).as("apiVersion of a %s event's object", e.type())
+        .isNotEmpty();
     // An object without "metadata" decodes with null metadata: the codec does not require it
     // (client-go's zero ObjectMeta), and the Reflector logs and skips an object it cannot key.
     if (object.getMetadata() == null) {
