@@ -1,5 +1,6 @@
 package io.kinformer.testing;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.kinformer.cache.ApiException;
 import io.kinformer.time.Clock;
 import io.kinformer.time.Scheduler;
@@ -286,6 +287,37 @@ public final class EmbeddedApiServer implements AutoCloseable {
   /** Replaces an object as a PUT would (with optimistic concurrency if it carries an RV). */
   public String update(String json) {
     return replace(json, false);
+  }
+
+  /**
+   * Creates a fabric8 model object as a POST would, and returns it as stored (with its uid,
+   * resourceVersion and timestamps), as a new object of the same class.
+   *
+   * @throws ApiException with the status a POST would get (404, 409, 422...)
+   */
+  public <T extends HasMetadata> T create(T object) {
+    return decode(create(encode(object)), object);
+  }
+
+  /**
+   * Replaces a fabric8 model object as a PUT would (with optimistic concurrency if it carries a
+   * resourceVersion), and returns it as stored.
+   */
+  public <T extends HasMetadata> T update(T object) {
+    return decode(update(encode(object)), object);
+  }
+
+  private static String encode(HasMetadata object) {
+    try {
+      return Json.MAPPER.writeValueAsString(object);
+    } catch (JacksonException e) {
+      throw new IllegalArgumentException("cannot serialize " + object.getClass().getName(), e);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T extends HasMetadata> T decode(String json, T like) {
+    return (T) Json.MAPPER.readValue(json, like.getClass());
   }
 
   /** Replaces an object's status as a PUT to {@code /status} would. */
