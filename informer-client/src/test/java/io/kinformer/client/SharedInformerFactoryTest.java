@@ -333,4 +333,23 @@ class SharedInformerFactoryTest {
         .isEmpty();
     assertThatIllegalStateException().isThrownBy(() -> factory.informerFor(Pod.class));
   }
+
+  @Test
+  void streamingList_syncsFromTheWatchAloneAndFollowsChanges() {
+    ResourceClient<Pod> pods = client.resources(Pod.class).inNamespace("default");
+    pods.create(pod("default", "a", Map.of()));
+    pods.create(pod("default", "b", Map.of()));
+    factory = SharedInformerFactory.builder(client).streamingList(true).build();
+    SharedIndexInformer<Pod> informer = factory.informerFor(Pod.class);
+    View<Pod> view = new View<>();
+    informer.addEventHandler(view);
+    factory.start();
+    assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
+    assertThat(informer.getIndexer().listKeys()).containsExactlyInAnyOrder("default/a", "default/b");
+    assertThat(server.faults().requestCount(Verb.LIST, "pods")).isZero();
+
+    pods.create(pod("default", "c", Map.of()));
+    await().until(() -> view.objects.equals(serverPods()));
+    assertThat(server.faults().requestCount(Verb.WATCH, "pods")).isEqualTo(1);
+  }
 }
