@@ -106,6 +106,9 @@ final class WatchCodec<T extends HasMetadata> {
     for (String name = parser.nextName(); name != null; name = parser.nextName()) {
       JsonToken value = parser.nextToken();
       if (name.equals("type")) {
+        if (eventType != null) {
+          throw malformed("an event has \"type\" twice", null);
+        }
         if (value != JsonToken.VALUE_STRING) {
           throw malformed("the event's \"type\" is not a string but " + value, null);
         }

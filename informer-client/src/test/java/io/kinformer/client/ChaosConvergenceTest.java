@@ -33,7 +33,7 @@ import tools.jackson.databind.json.JsonMapper;
  * watch streams, an informer with a fast, a slow and a throwing handler ends, once the faults stop,
  * with a cache and three handler views equal to the server's state (keys and resourceVersions).
  *
- * <p>Scale with {@code -Dkinformer.chaos.ops=N} (default 8000, about 15 s of writes) and replay a failure with {@code
+ * <p>Scale with {@code -Dkinformer.chaos.ops=N} (default 16000, about 30 s of writes) and replay a failure with {@code
  * -Dkinformer.chaos.seed=S} (the seed is logged at the start of every run).
  */
 class ChaosConvergenceTest {
@@ -93,7 +93,7 @@ class ChaosConvergenceTest {
   @Test
   void underFaults_cacheAndEveryHandlerConvergeToTheServer() throws Exception {
     long seed = Long.getLong("kinformer.chaos.seed", System.nanoTime());
-    int ops = Integer.getInteger("kinformer.chaos.ops", 8000);
+    int ops = Integer.getInteger("kinformer.chaos.ops", 16000);
     log.warn("chaos run: seed={} ops={} (replay with -Dkinformer.chaos.seed={})", seed, ops, seed);
     Random random = new Random(seed);
 

@@ -17,7 +17,7 @@ import io.kinformer.cache.ResourceEventHandler;
 import io.kinformer.cache.SharedIndexInformer;
 import io.kinformer.cache.Transforms;
 import io.kinformer.testing.EmbeddedApiServer;
-import io.kinformer.testing.ResourceType;
+import io.kinformer.testing.ServedResource;
 import io.kinformer.testing.Verb;
 import java.time.Duration;
 import java.util.List;
@@ -42,7 +42,7 @@ class SharedInformerFactoryTest {
   void start() {
     server =
         EmbeddedApiServer.builder()
-            .resource(ResourceType.namespaced("example.com", "v1", "Widget", "widgets"))
+            .resource(ServedResource.namespaced("example.com", "v1", "Widget", "widgets"))
             .start();
     client = KubeClient.create(KubeConfig.load(server.kubeConfig()));
   }
@@ -194,6 +194,19 @@ class SharedInformerFactoryTest {
     PartialObjectMetadata cm = informer.getIndexer().getByKey("default/cm").orElseThrow();
     assertThat(cm.getMetadata().getLabels()).containsEntry("k", "v");
     assertThat(cm.getKind()).isEqualTo("PartialObjectMetadata");
+
+    View<PartialObjectMetadata> view = new View<>();
+    informer.addEventHandler(view);
+    ResourceClient<ConfigMap> cms = client.resources(ConfigMap.class).inNamespace("default");
+    ConfigMap changed = cms.get("cm").orElseThrow();
+    changed.getMetadata().setLabels(Map.of("k", "w"));
+    cms.update(changed);
+    await().until(
+        () -> "w".equals(
+            informer.getIndexer().getByKey("default/cm").orElseThrow().getMetadata().getLabels().get("k")));
+    cms.delete("cm");
+    await().until(() -> view.deletions.contains("default/cm"));
+    assertThat(informer.getIndexer().listKeys()).doesNotContain("default/cm");
   }
 
   @Test
@@ -257,6 +270,8 @@ class SharedInformerFactoryTest {
     // Keep the informer away while the deletion happens and history is compacted.
     server.faults().failNext(Verb.WATCH, "pods", 1, 500);
     server.faults().resetAllWatches();
+    // The reset is asynchronous: make sure the old watch cannot carry the deletion.
+    await().until(() -> server.faults().openWatches("pods") == 0);
     pods.delete("goes");
     pods.create(pod("default", "new", Map.of()));
     server.faults().compactHistory();
@@ -317,5 +332,24 @@ class SharedInformerFactoryTest {
         .filteredOn(n -> n.startsWith("kinformer-v1/") || n.startsWith("kinformer-delivery"))
         .isEmpty();
     assertThatIllegalStateException().isThrownBy(() -> factory.informerFor(Pod.class));
+  }
+
+  @Test
+  void streamingList_syncsFromTheWatchAloneAndFollowsChanges() {
+    ResourceClient<Pod> pods = client.resources(Pod.class).inNamespace("default");
+    pods.create(pod("default", "a", Map.of()));
+    pods.create(pod("default", "b", Map.of()));
+    factory = SharedInformerFactory.builder(client).streamingList(true).build();
+    SharedIndexInformer<Pod> informer = factory.informerFor(Pod.class);
+    View<Pod> view = new View<>();
+    informer.addEventHandler(view);
+    factory.start();
+    assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
+    assertThat(informer.getIndexer().listKeys()).containsExactlyInAnyOrder("default/a", "default/b");
+    assertThat(server.faults().requestCount(Verb.LIST, "pods")).isZero();
+
+    pods.create(pod("default", "c", Map.of()));
+    await().until(() -> view.objects.equals(serverPods()));
+    assertThat(server.faults().requestCount(Verb.WATCH, "pods")).isEqualTo(1);
   }
 }

@@ -24,6 +24,12 @@ public class ApiException extends InformerException {
   /** 504: the server timed out, for example waiting for a resourceVersion it has not reached. */
   public static final int GATEWAY_TIMEOUT = 504;
 
+  /** 404: no such object or resource. */
+  public static final int NOT_FOUND = 404;
+
+  /** 409: a conflict (stale resourceVersion on update, or the object already exists). */
+  public static final int CONFLICT = 409;
+
   /** 429: the server asks the client to slow down. */
   public static final int TOO_MANY_REQUESTS = 429;
 
@@ -105,6 +111,19 @@ public class ApiException extends InformerException {
   /** Whether this came from an ERROR event inside a watch stream (rather than an HTTP status). */
   public boolean fromWatchEvent() {
     return fromWatchEvent;
+  }
+
+  /** Whether this is a 404 (the object or the resource does not exist). */
+  public boolean isNotFound() {
+    return code == NOT_FOUND;
+  }
+
+  /**
+   * Whether this is a 409: an update with a stale resourceVersion ({@code Conflict}) or a create
+   * of an existing object ({@code AlreadyExists}). Controllers usually requeue the key.
+   */
+  public boolean isConflict() {
+    return code == CONFLICT;
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.kinformer.cache;
 
 import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -55,6 +56,36 @@ public final class ResourceEventHandlers {
       @Override
       public String toString() {
         return "filtering(" + handler + ")";
+      }
+    };
+  }
+
+  /**
+   * A handler that calls {@code action} with the object of every add, update (the new state) and
+   * delete (the last known state): the usual controller handler, which only enqueues a key, e.g.
+   * {@code onAnyChange(pod -> queue.add(Keys.metaNamespaceKey(pod)))}.
+   */
+  public static <T> ResourceEventHandler<T> onAnyChange(Consumer<? super T> action) {
+    Objects.requireNonNull(action, "action");
+    return new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(T obj, boolean isInInitialList) {
+        action.accept(obj);
+      }
+
+      @Override
+      public void onUpdate(T oldObj, T newObj) {
+        action.accept(newObj);
+      }
+
+      @Override
+      public void onDelete(T obj, boolean finalStateUnknown) {
+        action.accept(obj);
+      }
+
+      @Override
+      public String toString() {
+        return "onAnyChange(" + action + ")";
       }
     };
   }

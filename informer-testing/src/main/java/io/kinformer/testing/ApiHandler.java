@@ -87,7 +87,7 @@ final class ApiHandler extends Handler.Abstract {
   }
 
   private record Route(
-      Kind kind, String group, String version, @Nullable ResourceType type,
+      Kind kind, String group, String version, @Nullable ServedResource type,
       @Nullable String namespace, @Nullable String name, boolean status, boolean legacyWatch) {
     static Route of(Kind k) {
       return new Route(k, "", "", null, null, null, false, false);
@@ -158,7 +158,7 @@ final class ApiHandler extends Handler.Abstract {
     if (rest.size() > 3) {
       return Route.of(Kind.NOT_FOUND_RESOURCE);
     }
-    ResourceType type = registry.byPath(group, version, rest.get(0)).orElse(null);
+    ServedResource type = registry.byPath(group, version, rest.get(0)).orElse(null);
     if (type == null || (!type.namespaced() && namespace != null)
         || (type.namespaced() && namespace == null && rest.size() > 1)) {
       return Route.of(Kind.NOT_FOUND_RESOURCE);
@@ -344,7 +344,7 @@ final class ApiHandler extends Handler.Abstract {
       // Honest refusal rather than a silent real write.
       throw ApiError.badRequest("dryRun is not supported by the embedded API server");
     }
-    ResourceType type = route.type();
+    ServedResource type = route.type();
     String ns = route.namespace() == null ? "" : route.namespace();
     switch (verb) {
       case LIST:
@@ -425,7 +425,7 @@ final class ApiHandler extends Handler.Abstract {
 
   // ---- reads ---------------------------------------------------------------------------------
 
-  private void get(Request request, Response response, Callback callback, ResourceType type,
+  private void get(Request request, Response response, Callback callback, ServedResource type,
       String ns, String name, Fields query) {
     String rvParam = query.getValue("resourceVersion");
     if (rvParam != null && !rvParam.isEmpty()) {
@@ -486,7 +486,7 @@ final class ApiHandler extends Handler.Abstract {
     }
   }
 
-  private void list(Request request, Response response, Callback callback, ResourceType type,
+  private void list(Request request, Response response, Callback callback, ServedResource type,
       @Nullable String namespace, Fields query) throws IOException {
     String rvParam = nonEmpty(query.getValue("resourceVersion"));
     String match = nonEmpty(query.getValue("resourceVersionMatch"));
@@ -616,7 +616,7 @@ final class ApiHandler extends Handler.Abstract {
    * server, a list over 128 KiB is gzipped (level 1) when the client accepts gzip.
    */
   private void writeList(Request request, Response response, Callback callback,
-      ResourceType type, long rv, @Nullable String next, long remaining,
+      ServedResource type, long rv, @Nullable String next, long remaining,
       List<StoredObject> items, boolean meta) throws IOException {
     response.setStatus(200);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, JSON);
@@ -683,7 +683,7 @@ final class ApiHandler extends Handler.Abstract {
 
   private void watch(Request request, Response response, Callback callback, Route route,
       Fields query) throws IOException, InterruptedException {
-    ResourceType type = route.type();
+    ServedResource type = route.type();
     String rvParam = nonEmpty(query.getValue("resourceVersion"));
     String match = nonEmpty(query.getValue("resourceVersionMatch"));
     String sie = query.getValue("sendInitialEvents");

@@ -26,7 +26,7 @@ final class ApiOps {
   private static final Pattern DNS_SUBDOMAIN =
       Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
   private static final String NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789";
-  static final ResourceType NAMESPACES = Registry.builtIns().get(0);
+  static final ServedResource NAMESPACES = Registry.builtIns().get(0);
 
   private final Registry registry;
   private final Store store;
@@ -52,7 +52,7 @@ final class ApiOps {
     return registry;
   }
 
-  static ObjectNode parseObject(byte[] body, ResourceType type) {
+  static ObjectNode parseObject(byte[] body, ServedResource type) {
     JsonNode n;
     try {
       n = Json.MAPPER.readTree(body);
@@ -68,7 +68,7 @@ final class ApiOps {
     return o;
   }
 
-  private static void checkKind(ResourceType type, ObjectNode body) {
+  private static void checkKind(ServedResource type, ObjectNode body) {
     String kind = body.path("kind").asString("");
     String apiVersion = body.path("apiVersion").asString("");
     if ((!kind.isEmpty() && !kind.equals(type.kind()))
@@ -113,7 +113,7 @@ final class ApiOps {
   }
 
   /** POST: creates the object. */
-  Result create(ResourceType type, @Nullable String urlNamespace, ObjectNode body) {
+  Result create(ServedResource type, @Nullable String urlNamespace, ObjectNode body) {
     checkKind(type, body);
     ObjectNode meta = Json.objectOrEmpty(body, "metadata");
     String ns = meta.path("namespace").asString("");
@@ -178,7 +178,7 @@ final class ApiOps {
     }
   }
 
-  private static void validateName(ResourceType type, String name) {
+  private static void validateName(ServedResource type, String name) {
     if (name.length() > 253 || !DNS_SUBDOMAIN.matcher(name).matches()) {
       throw ApiError.invalid(type.kind(), name, "metadata.name", "FieldValueInvalid",
           "Invalid value: \"" + name + "\": a lowercase RFC 1123 subdomain must consist of lower"
@@ -188,7 +188,7 @@ final class ApiOps {
     }
   }
 
-  private static void applyCreateDefaults(ResourceType type, ObjectNode body) {
+  private static void applyCreateDefaults(ServedResource type, ObjectNode body) {
     if (type.statusSubresource()) {
       body.remove("status");
     }
@@ -209,7 +209,7 @@ final class ApiOps {
   }
 
   /** PUT of an object or of its status. */
-  Result update(ResourceType type, String ns, String name, ObjectNode body, boolean status) {
+  Result update(ServedResource type, String ns, String name, ObjectNode body, boolean status) {
     checkKind(type, body);
     String bodyName = body.path("metadata").path("name").asString("");
     if (!bodyName.equals(name)) {
@@ -220,7 +220,7 @@ final class ApiOps {
   }
 
   /** PATCH of an object or of its status. */
-  Result patch(ResourceType type, String ns, String name, String contentType, byte[] body,
+  Result patch(ServedResource type, String ns, String name, String contentType, byte[] body,
       boolean status) {
     String ct = contentType.split(";", 2)[0].trim().toLowerCase(java.util.Locale.ROOT);
     boolean builtIn = Registry.builtIns().contains(type);
@@ -276,7 +276,7 @@ final class ApiOps {
    * resourceVersion precondition, keeps what clients may not change, bumps generation, skips
    * no-op writes, and deletes an object being deleted once its last finalizer is gone.
    */
-  private Result replace(ResourceType type, String ns, String name, boolean statusOnly,
+  private Result replace(ServedResource type, String ns, String name, boolean statusOnly,
       Function<StoredObject, JsonNode> compute) {
     String namespace = type.namespaced() ? ns : "";
     String key = StoredObject.key(namespace, name);
@@ -412,7 +412,7 @@ final class ApiOps {
   record Deleted(StoredObject before, Result result) {}
 
   /** DELETE of one object, with pods' graceful deletion and finalizers. */
-  Deleted delete(ResourceType type, String ns, String name, DeleteOptions opts) {
+  Deleted delete(ServedResource type, String ns, String name, DeleteOptions opts) {
     String namespace = type.namespaced() ? ns : "";
     if (type.equals(NAMESPACES)) {
       cascade(name);
@@ -489,7 +489,7 @@ final class ApiOps {
 
   /** Deletes everything in a namespace (the namespace controller's job, done at once here). */
   private void cascade(String namespace) {
-    for (ResourceType t : store.types()) {
+    for (ServedResource t : store.types()) {
       if (!t.namespaced()) {
         continue;
       }
@@ -507,7 +507,7 @@ final class ApiOps {
   }
 
   /** DELETE of a collection: deletes every selected object; returns their pre-delete states. */
-  List<StoredObject> deleteCollection(ResourceType type, Filter filter, DeleteOptions opts) {
+  List<StoredObject> deleteCollection(ServedResource type, Filter filter, DeleteOptions opts) {
     List<StoredObject> out = new ArrayList<>();
     Store.Snapshot snap = Objects.requireNonNull(store.snapshot(type, filter.namespace, null, -1));
     for (StoredObject o : snap.items()) {

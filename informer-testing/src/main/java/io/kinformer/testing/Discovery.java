@@ -81,7 +81,7 @@ final class Discovery {
     }
     v.put("groupVersion", group.isEmpty() ? version : group + "/" + version);
     ArrayNode resources = v.putArray("resources");
-    for (ResourceType t : registry.resources(group, version)) {
+    for (ServedResource t : registry.resources(group, version)) {
       ObjectNode r = resources.addObject();
       r.put("name", t.plural());
       r.put("singularName", t.singular());
@@ -171,7 +171,7 @@ final class Discovery {
     ObjectNode v = Json.MAPPER.createObjectNode();
     v.put("version", version);
     ArrayNode resources = v.putArray("resources");
-    for (ResourceType t : registry.resources(group, version)) {
+    for (ServedResource t : registry.resources(group, version)) {
       ObjectNode r = resources.addObject();
       r.put("resource", t.plural());
       r.putObject("responseKind").put("group", "").put("version", "").put("kind", t.kind());

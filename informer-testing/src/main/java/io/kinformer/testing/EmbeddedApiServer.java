@@ -1,5 +1,6 @@
 package io.kinformer.testing;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.kinformer.cache.ApiException;
 import io.kinformer.time.Clock;
 import io.kinformer.time.Scheduler;
@@ -173,7 +174,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
     log.info("embedded API server started at {}", url);
   }
 
-  private void registerQuietly(ResourceType type) {
+  private void registerQuietly(ServedResource type) {
     registry.register(type);
     store.register(type);
   }
@@ -189,7 +190,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
   }
 
   /** Serves {@code type} from now on (idempotent for an identical type). */
-  public void register(ResourceType type) {
+  public void register(ServedResource type) {
     Objects.requireNonNull(type, "type");
     registerQuietly(type);
   }
@@ -278,7 +279,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
    */
   public String create(String json) {
     ObjectNode o = parse(json);
-    ResourceType t = typeOf(o);
+    ServedResource t = typeOf(o);
     String ns = o.path("metadata").path("namespace").asString("");
     return call(() -> ops.create(t, t.namespaced() ? (ns.isEmpty() ? "default" : ns) : null, o));
   }
@@ -288,6 +289,37 @@ public final class EmbeddedApiServer implements AutoCloseable {
     return replace(json, false);
   }
 
+  /**
+   * Creates a fabric8 model object as a POST would, and returns it as stored (with its uid,
+   * resourceVersion and timestamps), as a new object of the same class.
+   *
+   * @throws ApiException with the status a POST would get (404, 409, 422...)
+   */
+  public <T extends HasMetadata> T create(T object) {
+    return decode(create(encode(object)), object);
+  }
+
+  /**
+   * Replaces a fabric8 model object as a PUT would (with optimistic concurrency if it carries a
+   * resourceVersion), and returns it as stored.
+   */
+  public <T extends HasMetadata> T update(T object) {
+    return decode(update(encode(object)), object);
+  }
+
+  private static String encode(HasMetadata object) {
+    try {
+      return Json.MAPPER.writeValueAsString(object);
+    } catch (JacksonException e) {
+      throw new IllegalArgumentException("cannot serialize " + object.getClass().getName(), e);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T extends HasMetadata> T decode(String json, T like) {
+    return (T) Json.MAPPER.readValue(json, like.getClass());
+  }
+
   /** Replaces an object's status as a PUT to {@code /status} would. */
   public String updateStatus(String json) {
     return replace(json, true);
@@ -295,7 +327,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
 
   private String replace(String json, boolean status) {
     ObjectNode o = parse(json);
-    ResourceType t = typeOf(o);
+    ServedResource t = typeOf(o);
     JsonNode meta = o.path("metadata");
     return call(() -> ops.update(t, meta.path("namespace").asString("default"),
         meta.path("name").asString(""), o, status));
@@ -304,7 +336,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
   /** The object as stored, if it exists. */
   public Optional<String> get(String apiVersion, String kind, @Nullable String namespace,
       String name) {
-    ResourceType t = type(apiVersion, kind);
+    ServedResource t = type(apiVersion, kind);
     StoredObject o = store.get(t, StoredObject.key(t.namespaced()
         ? Objects.requireNonNullElse(namespace, "default") : "", name));
     return o == null ? Optional.empty()
@@ -313,7 +345,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
 
   /** Every object of a kind in a namespace (all namespaces if null), in key order. */
   public List<String> list(String apiVersion, String kind, @Nullable String namespace) {
-    ResourceType t = type(apiVersion, kind);
+    ServedResource t = type(apiVersion, kind);
     Store.Snapshot s = Objects.requireNonNull(store.snapshot(t, namespace, null, -1));
     List<String> out = new ArrayList<>(s.items().size());
     for (StoredObject o : s.items()) {
@@ -329,17 +361,17 @@ public final class EmbeddedApiServer implements AutoCloseable {
    * @throws ApiException 404 if it does not exist
    */
   public void delete(String apiVersion, String kind, @Nullable String namespace, String name) {
-    ResourceType t = type(apiVersion, kind);
+    ServedResource t = type(apiVersion, kind);
     call(() -> ops.delete(t, Objects.requireNonNullElse(namespace, "default"), name,
         new ApiOps.DeleteOptions(null, null, null)).result());
   }
 
-  private ResourceType type(String apiVersion, String kind) {
+  private ServedResource type(String apiVersion, String kind) {
     return registry.byKind(apiVersion, kind).orElseThrow(() ->
         new IllegalArgumentException("no resource registered for " + apiVersion + " " + kind));
   }
 
-  private ResourceType typeOf(ObjectNode o) {
+  private ServedResource typeOf(ObjectNode o) {
     return type(o.path("apiVersion").asString(""), o.path("kind").asString(""));
   }
 
@@ -439,7 +471,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
     private int maxPendingWatchEvents = 1_000_000;
     private boolean builtInResources = true;
     private int maxThreads = 512;
-    private final List<ResourceType> resources = new ArrayList<>();
+    private final List<ServedResource> resources = new ArrayList<>();
 
     private Builder() {}
 
@@ -525,7 +557,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
     }
 
     /** Also serve {@code type} (a custom resource). */
-    public Builder resource(ResourceType type) {
+    public Builder resource(ServedResource type) {
       resources.add(Objects.requireNonNull(type, "type"));
       return this;
     }

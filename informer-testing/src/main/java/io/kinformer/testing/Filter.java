@@ -43,7 +43,7 @@ final class Filter {
    * @throws ApiError 400 for a malformed selector or an unsupported field
    */
   static Filter parse(
-      ResourceType type,
+      ServedResource type,
       @Nullable String namespace,
       @Nullable String labelSelector,
       @Nullable String fieldSelector) {
@@ -95,7 +95,7 @@ final class Filter {
     return new Filter(namespace, m -> true, List.of(), false);
   }
 
-  private static boolean supportsField(ResourceType type, String field) {
+  private static boolean supportsField(ServedResource type, String field) {
     if (!type.group().isEmpty()) {
       return false;
     }

@@ -17,20 +17,20 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class Registry {
 
-  private final Map<String, ResourceType> byPath = new ConcurrentHashMap<>();
-  private final Map<String, ResourceType> byKind = new ConcurrentHashMap<>();
+  private final Map<String, ServedResource> byPath = new ConcurrentHashMap<>();
+  private final Map<String, ServedResource> byKind = new ConcurrentHashMap<>();
   /** group -> versions, in registration order. Guarded by this. */
   private final Map<String, Set<String>> groups = new LinkedHashMap<>();
 
   /** The common built-in resources (namespaces first). */
-  static final List<ResourceType> BUILT_INS = List.copyOf(createBuiltIns());
+  static final List<ServedResource> BUILT_INS = List.copyOf(createBuiltIns());
 
-  static List<ResourceType> builtIns() {
+  static List<ServedResource> builtIns() {
     return BUILT_INS;
   }
 
-  private static List<ResourceType> createBuiltIns() {
-    List<ResourceType> l = new ArrayList<>();
+  private static List<ServedResource> createBuiltIns() {
+    List<ServedResource> l = new ArrayList<>();
     String podTemplate = "\"template\":{\"metadata\":{},\"spec\":{\"containers\":null}}";
     l.add(core("Namespace", "namespaces", false, true, false, "\"spec\":{},\"status\":{}", "ns"));
     l.add(core("Node", "nodes", false, true, false, "\"spec\":{},\"status\":{}", "no"));
@@ -60,28 +60,28 @@ final class Registry {
         "\"spec\":{\"selector\":null," + podTemplate + ",\"updateStrategy\":{}},\"status\":{"
             + "\"currentNumberScheduled\":0,\"numberMisscheduled\":0,"
             + "\"desiredNumberScheduled\":0,\"numberReady\":0}", "ds"));
-    l.add(new ResourceType("batch", "v1", "Job", "jobs", "job", true, true, true, List.of(),
+    l.add(new ServedResource("batch", "v1", "Job", "jobs", "job", true, true, true, List.of(),
         "\"spec\":{" + podTemplate + "},\"status\":{}"));
-    l.add(new ResourceType("coordination.k8s.io", "v1", "Lease", "leases", "lease", true, false,
+    l.add(new ServedResource("coordination.k8s.io", "v1", "Lease", "leases", "lease", true, false,
         false, List.of(), "\"spec\":{}"));
     return l;
   }
 
-  private static ResourceType core(String kind, String plural, boolean namespaced,
+  private static ServedResource core(String kind, String plural, boolean namespaced,
       boolean status, boolean generation, String bookmark, String shortName) {
-    return new ResourceType("", "v1", kind, plural, kind.toLowerCase(java.util.Locale.ROOT),
+    return new ServedResource("", "v1", kind, plural, kind.toLowerCase(java.util.Locale.ROOT),
         namespaced, status, generation, shortName.isEmpty() ? List.of() : List.of(shortName),
         bookmark);
   }
 
-  private static ResourceType apps(String kind, String plural, String bookmark, String shortName) {
-    return new ResourceType("apps", "v1", kind, plural, kind.toLowerCase(java.util.Locale.ROOT),
+  private static ServedResource apps(String kind, String plural, String bookmark, String shortName) {
+    return new ServedResource("apps", "v1", kind, plural, kind.toLowerCase(java.util.Locale.ROOT),
         true, true, true, List.of(shortName), bookmark);
   }
 
-  synchronized void register(ResourceType type) {
+  synchronized void register(ServedResource type) {
     String pathKey = pathKey(type.group(), type.version(), type.plural());
-    ResourceType existing = byPath.get(pathKey);
+    ServedResource existing = byPath.get(pathKey);
     if (existing != null && !existing.equals(type)) {
       throw new IllegalArgumentException("resource already registered differently: " + existing);
     }
@@ -90,11 +90,11 @@ final class Registry {
     groups.computeIfAbsent(type.group(), g -> new LinkedHashSet<>()).add(type.version());
   }
 
-  Optional<ResourceType> byPath(String group, String version, String plural) {
+  Optional<ServedResource> byPath(String group, String version, String plural) {
     return Optional.ofNullable(byPath.get(pathKey(group, version, plural)));
   }
 
-  Optional<ResourceType> byKind(String apiVersion, String kind) {
+  Optional<ServedResource> byKind(String apiVersion, String kind) {
     return Optional.ofNullable(byKind.get(apiVersion + "/" + kind));
   }
 
@@ -118,9 +118,9 @@ final class Registry {
     return out;
   }
 
-  List<ResourceType> resources(String group, String version) {
-    List<ResourceType> out = new ArrayList<>();
-    for (ResourceType t : byPath.values()) {
+  List<ServedResource> resources(String group, String version) {
+    List<ServedResource> out = new ArrayList<>();
+    for (ServedResource t : byPath.values()) {
       if (t.group().equals(group) && t.version().equals(version)) {
         out.add(t);
       }

@@ -39,7 +39,7 @@ final class Store {
   // @GuardedBy("lock")
   private long rv;
   // @GuardedBy("lock")
-  private final Map<ResourceType, ResourceState> states = new HashMap<>();
+  private final Map<ServedResource, ResourceState> states = new HashMap<>();
 
   /** Per-resource state. All fields guarded by {@link Store#lock}. */
   private static final class ResourceState {
@@ -66,7 +66,7 @@ final class Store {
     this.rv = initialRv;
   }
 
-  void register(ResourceType type) {
+  void register(ServedResource type) {
     lock.lock();
     try {
       states.computeIfAbsent(type, t -> {
@@ -88,7 +88,7 @@ final class Store {
     }
   }
 
-  private ResourceState stateLocked(ResourceType type) {
+  private ResourceState stateLocked(ServedResource type) {
     assert lock.isHeldByCurrentThread();
     ResourceState s = states.get(type);
     if (s == null) {
@@ -97,7 +97,7 @@ final class Store {
     return s;
   }
 
-  @Nullable StoredObject get(ResourceType type, String key) {
+  @Nullable StoredObject get(ServedResource type, String key) {
     lock.lock();
     try {
       return stateLocked(type).objects.get(key);
@@ -108,11 +108,11 @@ final class Store {
 
   /** A write transaction on one key, valid only inside {@link Store#write}. */
   final class Txn {
-    private final ResourceType type;
+    private final ServedResource type;
     private final String key;
     private final ResourceState state;
 
-    private Txn(ResourceType type, String key, ResourceState state) {
+    private Txn(ServedResource type, String key, ResourceState state) {
       this.type = type;
       this.key = key;
       this.state = state;
@@ -152,7 +152,7 @@ final class Store {
   }
 
   /** Runs {@code body} under the lock as one transaction on {@code key}. */
-  <R> R write(ResourceType type, String key, Function<Txn, R> body) {
+  <R> R write(ServedResource type, String key, Function<Txn, R> body) {
     lock.lock();
     try {
       return body.apply(new Txn(type, key, stateLocked(type)));
@@ -214,7 +214,7 @@ final class Store {
    * @return null if {@code atRv} is older than the retained history
    */
   @Nullable Snapshot snapshot(
-      ResourceType type, @Nullable String namespace, @Nullable String startAfter, long atRv) {
+      ServedResource type, @Nullable String namespace, @Nullable String startAfter, long atRv) {
     lock.lock();
     try {
       ResourceState st = stateLocked(type);
@@ -289,7 +289,7 @@ final class Store {
    * @return with {@code tooOldFloor >= 0} if {@code fromRv} is older than the retained history
    *     (then the sink is not registered)
    */
-  WatchStart watch(ResourceType type, WatchSink sink, boolean initialState, long fromRv) {
+  WatchStart watch(ServedResource type, WatchSink sink, boolean initialState, long fromRv) {
     lock.lock();
     try {
       ResourceState st = stateLocked(type);
@@ -322,7 +322,7 @@ final class Store {
     }
   }
 
-  void unwatch(ResourceType type, WatchSink sink) {
+  void unwatch(ServedResource type, WatchSink sink) {
     lock.lock();
     try {
       stateLocked(type).watchers.remove(sink);
@@ -355,7 +355,7 @@ final class Store {
   }
 
   /** The keys of the objects of {@code type} in {@code namespace} (all if null). */
-  List<String> keys(ResourceType type, @Nullable String namespace) {
+  List<String> keys(ServedResource type, @Nullable String namespace) {
     lock.lock();
     try {
       return new ArrayList<>(range(stateLocked(type).objects, namespace, null).keySet());
@@ -364,7 +364,7 @@ final class Store {
     }
   }
 
-  Collection<ResourceType> types() {
+  Collection<ServedResource> types() {
     lock.lock();
     try {
       return new ArrayList<>(states.keySet());

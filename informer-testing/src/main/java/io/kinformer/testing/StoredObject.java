@@ -27,7 +27,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 final class StoredObject {
 
-  final ResourceType type;
+  final ServedResource type;
   final String namespace;
   final String name;
   final String key;
@@ -41,7 +41,7 @@ final class StoredObject {
   private final Map<String, String> fields;
   private volatile byte @Nullable [] partialMetadata;
 
-  private StoredObject(ResourceType type, ObjectNode tree, long rv) {
+  private StoredObject(ServedResource type, ObjectNode tree, long rv) {
     this.type = type;
     ObjectNode meta = (ObjectNode) tree.get("metadata");
     this.name = meta.path("name").asString("");
@@ -85,11 +85,11 @@ final class StoredObject {
     this.fields = fl;
   }
 
-  private static final Map<ResourceType, Integer> PREFIX_LENGTHS =
+  private static final Map<ServedResource, Integer> PREFIX_LENGTHS =
       new java.util.concurrent.ConcurrentHashMap<>();
 
   /** The length of {@code {"kind":"K","apiVersion":"V",} as Jackson writes it. */
-  private static int prefixLength(ResourceType type) {
+  private static int prefixLength(ServedResource type) {
     ObjectNode prefix = Json.MAPPER.createObjectNode();
     prefix.put("kind", type.kind());
     prefix.put("apiVersion", type.apiVersion());
@@ -101,7 +101,7 @@ final class StoredObject {
    * Stores {@code tree} at {@code rv}: stamps {@code metadata.resourceVersion}, puts kind and
    * apiVersion first and orders the metadata as the real server does. Mutates {@code tree}.
    */
-  static StoredObject of(ResourceType type, ObjectNode tree, long rv) {
+  static StoredObject of(ServedResource type, ObjectNode tree, long rv) {
     ObjectNode meta = Json.objectOrEmpty(tree, "metadata");
     meta.put("resourceVersion", Long.toString(rv));
     return new StoredObject(type, normalize(type, tree), rv);
@@ -189,7 +189,7 @@ final class StoredObject {
           "finalizers",
           "managedFields");
 
-  private static ObjectNode normalize(ResourceType type, ObjectNode tree) {
+  private static ObjectNode normalize(ServedResource type, ObjectNode tree) {
     ObjectNode out = Json.MAPPER.createObjectNode();
     out.put("kind", type.kind());
     out.put("apiVersion", type.apiVersion());

@@ -32,7 +32,7 @@ final class WatchSession implements WatchSink {
       "{\"type\":\"ADDED\",\"object\":".getBytes(StandardCharsets.UTF_8);
   private static final byte[] FRAME_TAIL = {'}', '\n'};
 
-  final ResourceType type;
+  final ServedResource type;
   private final Filter filter;
   private final boolean metadataOnly;
   private final boolean bookmarks;
@@ -44,7 +44,7 @@ final class WatchSession implements WatchSink {
   private volatile long startRv;
 
   WatchSession(
-      ResourceType type, Filter filter, boolean metadataOnly, boolean bookmarks, int maxPending) {
+      ServedResource type, Filter filter, boolean metadataOnly, boolean bookmarks, int maxPending) {
     this.type = type;
     this.filter = filter;
     this.metadataOnly = metadataOnly;

@@ -41,7 +41,7 @@ class DiscoveryAndErrorsTest {
     assertThat(names(pods.path("verbs"), "x")).hasSize(8);
     assertThat(pods.path("shortNames").get(0).asString()).isEqualTo("po");
 
-    server.register(ResourceType.clusterScoped("example.com", "v1alpha1", "Gadget", "gadgets"));
+    server.register(ServedResource.clusterScoped("example.com", "v1alpha1", "Gadget", "gadgets"));
     JsonNode apis = http.get("/apis").json();
     assertThat(apis.path("kind").asString()).isEqualTo("APIGroupList");
     assertThat(names(apis.path("groups"), "name")).contains("apps", "batch",

@@ -60,7 +60,7 @@ class EmbeddedApiServerTest {
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> EmbeddedApiServer.builder().bearerToken(" "))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> ResourceType.namespaced("example.com", "v1", "widget", "widgets"))
+    assertThatThrownBy(() -> ServedResource.namespaced("example.com", "v1", "widget", "widgets"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("widget");
   }
 }

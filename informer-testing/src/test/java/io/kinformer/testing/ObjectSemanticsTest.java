@@ -15,8 +15,8 @@ class ObjectSemanticsTest {
 
   private static final String CM = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":"
       + "{\"name\":\"%s\"},\"data\":{\"k\":\"%s\"}}";
-  private static final ResourceType WIDGETS =
-      ResourceType.namespaced("example.com", "v1", "Widget", "widgets").withStatusSubresource();
+  private static final ServedResource WIDGETS =
+      ServedResource.namespaced("example.com", "v1", "Widget", "widgets").withStatusSubresource();
 
   private final FakeClock clock = new FakeClock(Instant.parse("2026-11-30T10:40:08Z"));
   private final EmbeddedApiServer server =

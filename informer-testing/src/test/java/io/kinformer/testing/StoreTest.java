@@ -11,7 +11,7 @@ import tools.jackson.databind.node.ObjectNode;
 /** The MVCC store on its own: RVs, past snapshots by undo, the history window, fan-out. */
 class StoreTest {
 
-  private static final ResourceType CM = Registry.builtIns().stream()
+  private static final ServedResource CM = Registry.builtIns().stream()
       .filter(t -> t.plural().equals("configmaps")).findFirst().orElseThrow();
 
   private final Store store = new Store(3, 0);

@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * scope, as a CustomResourceDefinition would declare it.
  *
  * <pre>{@code
- * server.register(ResourceType.namespaced("example.com", "v1", "Widget", "widgets")
+ * server.register(ServedResource.namespaced("example.com", "v1", "Widget", "widgets")
  *     .withStatusSubresource());
  * }</pre>
  *
@@ -32,7 +32,7 @@ import org.jspecify.annotations.Nullable;
  *     object, mimicking the zero value of a typed kind, for example {@code
  *     "spec":{"containers":null},"status":{}} for pods; empty for custom resources
  */
-public record ResourceType(
+public record ServedResource(
     String group,
     String version,
     String kind,
@@ -47,7 +47,7 @@ public record ResourceType(
   private static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9.]*[a-z0-9])?");
 
   /** Validates every component. */
-  public ResourceType {
+  public ServedResource {
     Objects.requireNonNull(group, "group");
     requireMatch(version, "version");
     Objects.requireNonNull(kind, "kind");
@@ -70,30 +70,30 @@ public record ResourceType(
   }
 
   /** A namespaced custom resource with generation tracking and no status subresource. */
-  public static ResourceType namespaced(String group, String version, String kind, String plural) {
-    return new ResourceType(
+  public static ServedResource namespaced(String group, String version, String kind, String plural) {
+    return new ServedResource(
         group, version, kind, plural, kind.toLowerCase(Locale.ROOT), true, false, true, List.of(),
         "");
   }
 
   /** A cluster-scoped custom resource with generation tracking and no status subresource. */
-  public static ResourceType clusterScoped(
+  public static ServedResource clusterScoped(
       String group, String version, String kind, String plural) {
-    return new ResourceType(
+    return new ServedResource(
         group, version, kind, plural, kind.toLowerCase(Locale.ROOT), false, false, true, List.of(),
         "");
   }
 
   /** This type with a {@code /status} subresource. */
-  public ResourceType withStatusSubresource() {
-    return new ResourceType(
+  public ServedResource withStatusSubresource() {
+    return new ServedResource(
         group, version, kind, plural, singular, namespaced, true, hasGeneration, shortNames,
         bookmarkBody);
   }
 
   /** This type with the given discovery short names. */
-  public ResourceType withShortNames(String... names) {
-    return new ResourceType(
+  public ServedResource withShortNames(String... names) {
+    return new ServedResource(
         group, version, kind, plural, singular, namespaced, statusSubresource, hasGeneration,
         List.of(names), bookmarkBody);
   }
