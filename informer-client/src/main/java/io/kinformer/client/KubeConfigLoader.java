@@ -191,6 +191,10 @@ final class KubeConfigLoader {
       auth = user(user);
     }
     String namespace = ctx.string("namespace");
+    if (namespace != null && namespace.isBlank()) {
+      // KubeConfig.builder() refuses a blank namespace too; say which field holds it.
+      throw new KubeConfigException(ctx.field("namespace") + ": blank");
+    }
     KubeConfigNode c = cluster.node();
     Path base = cluster.file().baseDirectory();
     PemSource ca = pem(c, "certificate-authority-data", "certificate-authority", base);

@@ -252,7 +252,9 @@ class KubeConfigTest {
         new BadFile("server not http", "not-a-url.yaml", null,
             List.of("clusters[c].cluster.server: must be an http or https URL")),
         new BadFile("certificate without key", "cert-without-key.yaml", null,
-            List.of("users[dev].user: client-certificate is set without client-key")));
+            List.of("users[dev].user: client-certificate is set without client-key")),
+        new BadFile("blank namespace", "blank-namespace.yaml", null,
+            List.of("blank-namespace.yaml: contexts[x].context.namespace: blank")));
   }
 
   @ParameterizedTest(name = "{0}")
