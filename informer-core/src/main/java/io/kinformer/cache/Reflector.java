@@ -47,11 +47,13 @@ import org.slf4j.LoggerFactory;
  *       so that a fleet of informers does not reconnect in lockstep. Each ADDED, MODIFIED, DELETED
  *       event goes to the store, and its resourceVersion becomes the last one seen; a BOOKMARK only
  *       advances the resourceVersion.
- *   <li><b>The watch ends.</b> A clean end (the server's timeout) re-watches at once from the last
- *       resourceVersion, without listing. A broken stream, a refused watch or a server error
- *       re-watches after a backoff, still without listing, because the last resourceVersion is
- *       still valid: every event up to it is in the store. Only "too old" (410 {@code Expired} or
- *       {@code Gone}, as an HTTP status or as an ERROR event) and "too large" force a relist.
+ *   <li><b>The watch ends.</b> A clean end (the server's timeout), or a stream that breaks after
+ *       delivering events (a reset connection, a bad frame), re-watches at once from the last
+ *       resourceVersion, without listing. A stream that breaks before any event, a refused watch
+ *       or a server error re-watches after a backoff, still without listing, because the last
+ *       resourceVersion is still valid: every event up to it is in the store. Only "too old" (410
+ *       {@code Expired} or {@code Gone}, as an HTTP status or as an ERROR event) and "too large"
+ *       force a relist.
  * </ol>
  *
  * <p>Deliberate divergence from client-go: client-go relists after any watch failure other than a
@@ -566,8 +568,18 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
         try {
           event = w.next();
         } catch (RuntimeException e) {
-          throw new ReflectorException(
-              name, ReflectorException.Phase.WATCH_STREAM, "watch stream broke", e);
+          ReflectorException broke =
+              new ReflectorException(
+                  name, ReflectorException.Phase.WATCH_STREAM, "watch stream broke", e);
+          if (events == 0 || closed) {
+            throw broke; // nothing came through: back off before trying again
+          }
+          // A watch that delivered events and then broke (a reset connection, a proxy timeout, a
+          // bad frame) is re-opened at once from the last resourceVersion, as client-go does for
+          // a watch that ends: backing off here would leave the cache stale for up to a minute
+          // after every routine disconnect. A watch that breaks again before any event backs off.
+          report(broke);
+          break;
         }
         if (event == null) {
           break;

@@ -195,9 +195,11 @@ class ReflectorScenariosTest {
     await().until(() -> store.keysToRv().containsKey("ns/a"));
     clock.advance(c.healthy());
 
-    source.breakWatches(new InformerException("connection reset"));
+    // The healthy watch ends and the next one is refused: that failure is backed off.
+    source.failNextWatch(new InformerException("connection refused"));
+    source.endWatches();
     assertThat(advanceToRetry()).isEqualTo(c.expectedNextDelay());
-    awaitWatchOpen(6);
+    awaitWatchOpen(7);
   }
 
   // ---- watch timeout ---------------------------------------------------------------------------

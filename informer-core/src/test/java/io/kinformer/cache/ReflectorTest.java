@@ -188,7 +188,7 @@ class ReflectorTest {
   }
 
   @Test
-  void watchBreaking_rewatchesFromLastRvAfterBackoffWithoutRelisting() {
+  void watchBreakingAfterEvents_rewatchesAtOnceFromLastRvWithoutRelisting() {
     start(builder());
     awaitWatches(1);
     source.add(pod("ns", "a"));
@@ -196,13 +196,30 @@ class ReflectorTest {
     source.breakWatches(new InformerException("connection reset"));
     source.add(pod("ns", "b")); // happens while disconnected
 
-    advanceToRetry();
     awaitWatches(2);
     await().until(() -> store.keysToRv().containsKey("ns/b"));
     assertThat(source.listCalls()).hasSize(1);
     assertThat(source.watchCalls().get(1).resourceVersion()).isEqualTo("2");
-    assertThat(errors)
-        .extracting(ReflectorException::phase)
+    assertThat(errors).extracting(ReflectorException::phase)
+        .containsExactly(ReflectorException.Phase.WATCH_STREAM);
+    assertThat(clock.hasPendingTasks()).as("no backoff wait was scheduled").isFalse();
+  }
+
+  @Test
+  void watchBreakingBeforeAnyEvent_rewatchesAfterBackoffWithoutRelisting() {
+    start(builder());
+    awaitWatches(1);
+    source.add(pod("ns", "a"));
+    await().until(() -> reflector.lastSyncResourceVersion().equals("2"));
+    source.endWatches();
+    awaitWatches(2);
+    source.breakWatches(new InformerException("connection reset")); // the new watch, no event yet
+
+    advanceToRetry();
+    awaitWatches(3);
+    assertThat(source.listCalls()).hasSize(1);
+    assertThat(source.watchCalls().get(2).resourceVersion()).isEqualTo("2");
+    assertThat(errors).extracting(ReflectorException::phase)
         .containsExactly(ReflectorException.Phase.WATCH_STREAM);
   }
 

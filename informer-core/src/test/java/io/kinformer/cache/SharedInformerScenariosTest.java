@@ -672,6 +672,8 @@ class SharedInformerScenariosTest {
         // Drop the watch; change things while disconnected; maybe compact so that the re-watch
         // is refused and the informer must relist.
         int watchesBefore = src.watchCalls().size();
+        // The server stays unreachable for one attempt, so the changes below are missed.
+        src.failNextWatch(new InformerException("connection refused"));
         if (dice < 6) {
           src.breakWatches(new InformerException("connection reset"));
         } else {
