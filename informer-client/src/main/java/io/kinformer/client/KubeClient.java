@@ -21,6 +21,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import okhttp3.ConnectionPool;
 import okhttp3.Credentials;
 import okhttp3.Dispatcher;
@@ -209,7 +210,7 @@ public final class KubeClient implements AutoCloseable {
         if (httpClient.connectionPool().connectionCount() == 0) {
           break;
         }
-        java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
       }
       if (httpClient.connectionPool().connectionCount() > 0) {
         log.debug("{} connections of {} still busy after close", httpClient.connectionPool().connectionCount(), config.server());

@@ -17,10 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -86,7 +83,7 @@ public final class SharedInformerFactory implements AutoCloseable {
     this.clock = b.clock;
     this.scheduler = b.scheduler;
     this.streamingList = b.streamingList;
-    this.deliveryExecutor = newDeliveryExecutor();
+    this.deliveryExecutor = Informers.newDeliveryExecutor("kinformer-delivery-");
     this.discovery = client.discovery();
   }
 
@@ -296,12 +293,12 @@ public final class SharedInformerFactory implements AutoCloseable {
     return result;
   }
 
-  /** The informers created so far, by name. */
+  /** The informers created so far, by name; an unmodifiable snapshot. */
   public Map<String, SharedIndexInformer<?>> informers() {
     synchronized (lock) {
       Map<String, SharedIndexInformer<?>> m = new HashMap<>();
       informers.values().forEach(i -> m.put(i.name(), i));
-      return m;
+      return Map.copyOf(m);
     }
   }
 
@@ -335,21 +332,6 @@ public final class SharedInformerFactory implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-  }
-
-  private static ExecutorService newDeliveryExecutor() {
-    AtomicInteger n = new AtomicInteger();
-    return new ThreadPoolExecutor(
-        0,
-        Integer.MAX_VALUE,
-        30,
-        TimeUnit.SECONDS,
-        new SynchronousQueue<>(),
-        r -> {
-          Thread t = new Thread(r, "kinformer-delivery-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
   }
 
   /**

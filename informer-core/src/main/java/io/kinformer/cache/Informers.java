@@ -4,7 +4,9 @@ import io.kinformer.time.Scheduler;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
@@ -22,6 +24,18 @@ public final class Informers {
   static final Duration POLL_PERIOD = Duration.ofMillis(100);
 
   private Informers() {}
+
+  /**
+   * An executor for {@link SharedIndexInformer.Builder#deliveryExecutor}, to share among
+   * informers: a daemon thread {@code <threadNamePrefix>N} per handler that is delivering right
+   * now, created on demand and gone after 30 s idle, so idle handlers cost no thread and a slow
+   * handler never waits behind another. The caller owns it and shuts it down after closing the
+   * informers that use it.
+   */
+  public static ExecutorService newDeliveryExecutor(String threadNamePrefix) {
+    return DefaultSharedIndexInformer.newDeliveryExecutor(
+        threadNamePrefix, ConcurrentHashMap.newKeySet());
+  }
 
   /**
    * Waits until every informer has synced.
