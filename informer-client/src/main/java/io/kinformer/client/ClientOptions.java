@@ -28,6 +28,10 @@ import org.jspecify.annotations.Nullable;
  *     starve a factory with more than five informers)
  * @param clock the clock for token expiry and token-file re-reads ({@link Clock#system()} unless a
  *     test injects a fake)
+ * @param decodeThreads how many threads (named {@code kinformer-decode-N}, created on demand and
+ *     gone after 30 s idle) help the listing thread bind the items of a large list response to
+ *     objects; default one less than the available processors, at most 4; zero decodes every list
+ *     on the listing thread alone
  */
 public record ClientOptions(
     @Nullable String userAgentSuffix,
@@ -35,7 +39,8 @@ public record ClientOptions(
     Duration pingInterval,
     int maxRequests,
     int maxRequestsPerHost,
-    Clock clock) {
+    Clock clock,
+    int decodeThreads) {
 
   /**
    * Validates the options.
@@ -59,17 +64,27 @@ public record ClientOptions(
       throw new IllegalArgumentException(
           "maxRequestsPerHost must be at least 1: " + maxRequestsPerHost);
     }
+    if (decodeThreads < 0 || decodeThreads > MAX_DECODE_THREADS) {
+      throw new IllegalArgumentException(
+          "decodeThreads must be between 0 and " + MAX_DECODE_THREADS + ": " + decodeThreads);
+    }
     if (userAgentSuffix != null && (userAgentSuffix.isBlank() || !isHeaderSafe(userAgentSuffix))) {
       throw new IllegalArgumentException(
           "userAgentSuffix must be printable ASCII and not blank: '" + userAgentSuffix + "'");
     }
   }
 
+  /** The most {@link #decodeThreads()} allowed. */
+  public static final int MAX_DECODE_THREADS = 64;
+
   private static boolean isHeaderSafe(String s) {
     return s.chars().allMatch(c -> c >= 0x20 && c < 0x7f);
   }
 
-  /** The defaults: no suffix, 10 s connect timeout, 30 s pings, 256 requests, system clock. */
+  /**
+   * The defaults: no suffix, 10 s connect timeout, 30 s pings, 256 requests, system clock, decode
+   * threads one less than the processors (at most 4).
+   */
   public static ClientOptions defaults() {
     return builder().build();
   }
@@ -88,6 +103,7 @@ public record ClientOptions(
     b.maxRequests = maxRequests;
     b.maxRequestsPerHost = maxRequestsPerHost;
     b.clock = clock;
+    b.decodeThreads = decodeThreads;
     return b;
   }
 
@@ -103,6 +119,8 @@ public record ClientOptions(
     private int maxRequests = 256;
     private int maxRequestsPerHost = 256;
     private Clock clock = Clock.system();
+    private int decodeThreads =
+        Math.max(0, Math.min(4, Runtime.getRuntime().availableProcessors() - 1));
 
     private Builder() {}
 
@@ -143,13 +161,22 @@ public record ClientOptions(
     }
 
     /**
+     * How many threads help bind large list responses; zero decodes on the listing thread alone.
+     */
+    public Builder decodeThreads(int threads) {
+      this.decodeThreads = threads;
+      return this;
+    }
+
+    /**
      * Builds the options.
      *
      * @throws IllegalArgumentException naming a bad value
      */
     public ClientOptions build() {
       return new ClientOptions(
-          userAgentSuffix, connectTimeout, pingInterval, maxRequests, maxRequestsPerHost, clock);
+          userAgentSuffix, connectTimeout, pingInterval, maxRequests, maxRequestsPerHost, clock,
+          decodeThreads);
     }
   }
 }

@@ -1,10 +1,14 @@
 package io.kinformer.client;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.kinformer.cache.ApiException;
 import io.kinformer.cache.InformerException;
+import io.kinformer.cache.ListResult;
 import java.io.IOException;
+import java.io.InputStream;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
 import okhttp3.HttpUrl;
@@ -12,6 +16,7 @@ import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -39,8 +44,27 @@ final class HttpCalls {
   private final JsonMapper mapper;
   private final StatusCodec statusCodec;
   private final HttpTimeouts timeouts;
+  private final @Nullable Executor decodeExecutor;
+  private final int decodeThreads;
 
   HttpCalls(OkHttpClient client, HttpUrl baseUrl, JsonMapper mapper, HttpTimeouts timeouts) {
+    this(client, baseUrl, mapper, timeouts, null, 0);
+  }
+
+  /**
+   * @param decodeExecutor threads that help bind large list responses ({@link ParallelListCodec}),
+   *     or null to decode lists on the calling thread alone
+   * @param decodeThreads the executor's thread count
+   */
+  HttpCalls(
+      OkHttpClient client,
+      HttpUrl baseUrl,
+      JsonMapper mapper,
+      HttpTimeouts timeouts,
+      @Nullable Executor decodeExecutor,
+      int decodeThreads) {
+    this.decodeExecutor = decodeThreads > 0 ? decodeExecutor : null;
+    this.decodeThreads = decodeThreads;
     this.client = Objects.requireNonNull(client, "client");
     this.baseUrl = Objects.requireNonNull(baseUrl, "baseUrl");
     this.mapper = Objects.requireNonNull(mapper, "mapper");
@@ -73,6 +97,26 @@ final class HttpCalls {
 
   ObjectReader reader() {
     return mapper.reader();
+  }
+
+  /**
+   * The list decoder for {@code type}: parallel when this has decode threads, else sequential.
+   */
+  <T extends HasMetadata> ListDecoder<T> listDecoder(
+      ResourceType<T> type) {
+    Executor executor = decodeExecutor;
+    if (executor == null) {
+      ListCodec<T> codec = new ListCodec<>(reader(), type);
+      return codec::decode;
+    }
+    ParallelListCodec<T> codec = new ParallelListCodec<>(reader(), type, executor, decodeThreads);
+    return codec::decode;
+  }
+
+  /** Decodes one list response body (read, not closed); {@code what} names it in messages. */
+  @FunctionalInterface
+  interface ListDecoder<T extends HasMetadata> {
+    ListResult<T> decode(InputStream body, String what);
   }
 
   HttpTimeouts timeouts() {

@@ -44,7 +44,7 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
   private final @Nullable String labelSelector;
   private final @Nullable String fieldSelector;
   private final UnaryOperator<ListOptions> tweak;
-  private final ListCodec<T> listCodec;
+  private final HttpCalls.ListDecoder<T> listCodec;
 
   HttpListerWatcher(
       HttpCalls calls,
@@ -59,7 +59,7 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
     this.labelSelector = labelSelector;
     this.fieldSelector = fieldSelector;
     this.tweak = Objects.requireNonNull(tweak, "tweak");
-    this.listCodec = new ListCodec<>(calls.reader(), type);
+    this.listCodec = calls.listDecoder(type);
   }
 
   @Override

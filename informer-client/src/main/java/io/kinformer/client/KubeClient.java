@@ -15,6 +15,7 @@ import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -70,6 +71,8 @@ public final class KubeClient implements AutoCloseable {
   private volatile @Nullable HttpCalls calls;
   private volatile @Nullable Discovery discovery;
   private final ExecutorService dispatcherExecutor;
+  /** Helps bind large list responses; null when {@link ClientOptions#decodeThreads()} is 0. */
+  private final @Nullable ThreadPoolExecutor decodeExecutor;
   private final ThreadLocal<Boolean> onDispatcherThread = ThreadLocal.withInitial(() -> false);
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -87,6 +90,8 @@ public final class KubeClient implements AutoCloseable {
             TimeUnit.SECONDS,
             new SynchronousQueue<>(),
             threadFactory());
+    this.decodeExecutor = options.decodeThreads() == 0 ? null : newDecodeExecutor(
+        options.decodeThreads());
     Dispatcher dispatcher = new Dispatcher(dispatcherExecutor);
     dispatcher.setMaxRequests(options.maxRequests());
     dispatcher.setMaxRequestsPerHost(options.maxRequestsPerHost());
@@ -194,11 +199,18 @@ public final class KubeClient implements AutoCloseable {
     }
     httpClient.dispatcher().cancelAll();
     dispatcherExecutor.shutdown();
+    if (decodeExecutor != null) {
+      // A list being decoded binds its remaining batches on its own thread (the pool refuses them).
+      decodeExecutor.shutdownNow();
+    }
     httpClient.connectionPool().evictAll();
     if (!onDispatcherThread.get()) {
       try {
         if (!dispatcherExecutor.awaitTermination(5, TimeUnit.SECONDS)) {
           log.warn("HTTP dispatcher threads of {} still running 5 s after close", config.server());
+        }
+        if (decodeExecutor != null && !decodeExecutor.awaitTermination(5, TimeUnit.SECONDS)) {
+          log.warn("list decode threads of {} still running 5 s after close", config.server());
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -259,7 +271,8 @@ public final class KubeClient implements AutoCloseable {
       synchronized (this) {
         c = calls;
         if (c == null) {
-          c = new HttpCalls(httpClient, baseUrl, Codecs.newMapper(), HttpTimeouts.DEFAULT);
+          c = new HttpCalls(httpClient, baseUrl, Codecs.newMapper(), HttpTimeouts.DEFAULT,
+              decodeExecutor, options.decodeThreads());
           calls = c;
         }
       }
@@ -285,6 +298,19 @@ public final class KubeClient implements AutoCloseable {
   @Override
   public String toString() {
     return "KubeClient{" + config + (closed.get() ? ", closed" : "") + "}";
+  }
+
+  /** Daemon threads {@code kinformer-decode-N}, created on demand and ended after 30 s idle. */
+  private static ThreadPoolExecutor newDecodeExecutor(int threads) {
+    AtomicInteger count = new AtomicInteger();
+    ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(), r -> {
+          Thread t = new Thread(r, "kinformer-decode-" + count.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
+    pool.allowCoreThreadTimeOut(true);
+    return pool;
   }
 
   private ThreadFactory threadFactory() {
