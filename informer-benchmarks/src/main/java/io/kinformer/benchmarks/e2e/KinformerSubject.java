@@ -7,6 +7,7 @@ import io.kinformer.cache.ListerWatcher;
 import io.kinformer.cache.ResourceEventHandler;
 import io.kinformer.cache.SharedIndexInformer;
 import io.kinformer.cache.Transforms;
+import io.kinformer.client.ClientOptions;
 import io.kinformer.client.KubeClient;
 import io.kinformer.client.KubeConfig;
 import io.kinformer.client.ResourceType;
@@ -25,7 +26,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * them directly on the client's {@code ListerWatcher} with a shared pool is what the factory does
  * for 50 different resources.) Variants: {@code full} (typed
  * pods), {@code strip} ({@link Transforms#stripManagedFields()}), {@code meta} (metadata-only:
- * {@link PartialObjectMetadata}).
+ * {@link PartialObjectMetadata}), {@code seq} (typed pods decoded on the listing thread alone:
+ * {@code ClientOptions.decodeThreads(0)}, to show what the decode threads bring).
  *
  * <p>Thread safety: confine to the driver's main thread.
  */
@@ -37,7 +39,7 @@ final class KinformerSubject implements Subject {
   private final ExecutorService delivery = newDeliveryExecutor();
 
   KinformerSubject(String variant) {
-    if (!List.of("full", "strip", "meta").contains(variant)) {
+    if (!List.of("full", "strip", "meta", "seq").contains(variant)) {
       throw new IllegalArgumentException("unknown kinformer variant: " + variant);
     }
     this.variant = variant;
@@ -45,7 +47,11 @@ final class KinformerSubject implements Subject {
 
   @Override
   public void connect(String serverUrl) {
-    client = KubeClient.create(KubeConfig.builder().server(serverUrl).build());
+    ClientOptions.Builder options = ClientOptions.builder();
+    if (variant.equals("seq")) {
+      options.decodeThreads(0);
+    }
+    client = KubeClient.create(KubeConfig.builder().server(serverUrl).build(), options.build());
   }
 
   @Override

@@ -30,7 +30,9 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <ul>
  *   <li>{@code GET /api/v1/pods[?limit=L&continue=C]}: a PodList (paged when {@code limit} is
- *       given; {@code continue} is the offset of the next item). With {@code Accept: ...;
+ *       given; {@code continue} is the offset of the next item), except that {@code
+ *       resourceVersion=0} ignores {@code limit} and sends every pod in one response, as a real API
+ *       server does when its watch cache serves the list (transcript 01 §1.6). With {@code Accept: ...;
  *       as=PartialObjectMetadataList...} a PartialObjectMetadataList of the same pods.
  *   <li>{@code GET /api/v1/pods?watch=true...}: a chunked watch stream, open until the client
  *       leaves or the server stops; it carries only what {@code /bench/burst} and {@code
@@ -215,7 +217,9 @@ public final class PodServer implements AutoCloseable {
   private void serveList(HttpExchange ex, Corpus corpus, Map<String, String> q) throws IOException {
     int from = q.containsKey("continue") && !q.get("continue").isEmpty()
         ? Integer.parseInt(q.get("continue")) : 0;
-    int limit = q.containsKey("limit") ? Integer.parseInt(q.get("limit")) : 0;
+    // resourceVersion=0 is served from the watch cache, which ignores limit (transcript 01 §1.6).
+    int limit = q.containsKey("limit") && !"0".equals(q.get("resourceVersion"))
+        ? Integer.parseInt(q.get("limit")) : 0;
     int to = limit > 0 ? Math.min(n, from + limit) : n;
     StringBuilder meta = new StringBuilder("\"metadata\":{\"resourceVersion\":\"")
         .append(listResourceVersion).append('"');
