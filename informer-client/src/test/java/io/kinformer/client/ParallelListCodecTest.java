@@ -285,7 +285,7 @@ class ParallelListCodecTest {
     byte[] b = original.clone();
     int edits = 1 + random.nextInt(3);
     byte[] interesting = bytes("{}[]\",:\\ 0an");
-    for (int i = 0; i < edits; i++) {
+    for (int i = 0; i < edits && b.length > 1; i++) {
       int at = random.nextInt(b.length);
       switch (random.nextInt(3)) {
         case 0 -> b[at] = interesting[random.nextInt(interesting.length)];
