@@ -20,8 +20,12 @@ import io.kinformer.cache.ResourceEventHandlerRegistration;
 import io.kinformer.cache.ResourceEventHandlers;
 import io.kinformer.cache.SharedIndexInformer;
 import io.kinformer.cache.Transforms;
+import io.kinformer.client.ClientOptions;
+import io.kinformer.client.KubeClient;
+import io.kinformer.client.KubeConfig;
 import io.kinformer.time.FakeClock;
 import io.kinformer.workqueue.WorkQueue;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -182,6 +186,23 @@ class UserGuideExamplesTest {
         },
         Duration.ofMinutes(10)); // this handler's own period; others keep theirs
     // end::resync[]
+  }
+
+  static KubeClient sequentialDecoding(KubeConfig config) {
+    // tag::decode-threads[]
+    KubeClient client = KubeClient.create(config, ClientOptions.builder().decodeThreads(0).build());
+    // end::decode-threads[]
+    return client;
+  }
+
+  @Test
+  void decodeThreads_zero_isAccepted() {
+    KubeConfig config = KubeConfig.builder().server(URI.create("http://127.0.0.1:1"))
+        .build();
+    try (KubeClient client = sequentialDecoding(config)) {
+      assertThat(client.config()).isSameAs(config);
+    }
+    assertThat(ClientOptions.builder().decodeThreads(0).build().decodeThreads()).isZero();
   }
 
   static void transforms(SharedIndexInformer<Pod> pods) {
