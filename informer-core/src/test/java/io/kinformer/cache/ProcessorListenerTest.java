@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.kinformer.time.FakeClock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -44,6 +45,7 @@ class ProcessorListenerTest {
   }
 
   private final ManualExecutor manual = new ManualExecutor();
+  private final FakeClock clock = new FakeClock();
   private final List<String> calls = new CopyOnWriteArrayList<>();
   private ExecutorService pool;
 
@@ -84,6 +86,7 @@ class ProcessorListenerTest {
         Duration.ZERO,
         0L,
         executor,
+        clock,
         upstream,
         new SharedProcessor<>());
   }
