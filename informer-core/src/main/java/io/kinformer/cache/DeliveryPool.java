@@ -54,6 +54,9 @@ import org.slf4j.LoggerFactory;
  * <p>Time comes from the injected clock and scheduler only. The pools kinformer makes itself use the
  * system ones even when an informer is given a fake clock: a stuck worker is a real thread stuck in
  * real time, and the informer's fake scheduler belongs to the test that drives it.
+ *
+ * <p>Thread safety: thread-safe; {@link #execute} may be called from any thread, including a
+ * worker (a drain re-queuing itself).
  */
 final class DeliveryPool extends AbstractExecutorService {
 

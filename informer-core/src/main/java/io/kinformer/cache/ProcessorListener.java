@@ -29,6 +29,10 @@ import org.slf4j.LoggerFactory;
  * handler and the informer for the pool's WARN.
  *
  * <p>The handler is never called under {@link #lock}.
+ *
+ * <p>Thread safety: thread-safe. {@link #add} is called by the informer's processing thread (and
+ * by a thread adding a handler late, under the informer's {@code blockDeltas}); the handler runs on
+ * the executor's threads, one call at a time.
  */
 final class ProcessorListener<T extends HasMetadata> implements ResourceEventHandlerRegistration {
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.kinformer.time.Clock;
 import io.kinformer.time.FakeClock;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -18,11 +19,14 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -251,36 +255,67 @@ class DeliveryPoolTest {
   @Test
   void manyHandlersFedFromSeveralThreads_eachSeesItsOwnOrderOneCallAtATime() throws Exception {
     pool("kinformer-order-", 3, 64);
-    int handlers = 24;
-    int perHandler = 2_000;
-    int producers = 3;
+    assertThat(feedAndCheckOrder(pool, listenerClock, 24, 2_000, 3)).isEmpty();
+    assertThat(pool.workerCount()).isLessThanOrEqualTo(3);
+  }
+
+  /** The same on the public pool, on real time (drains also yield on time), at a larger scale. */
+  @Tag("stress")
+  @Test
+  void stress_manyHandlersOnThePublicPool_eachSeesItsOwnOrderOneCallAtATime() throws Exception {
+    ExecutorService shared = Informers.newDeliveryExecutor("kinformer-order-stress-", 2);
+    try {
+      assertThat(feedAndCheckOrder(shared, Clock.system(), 100, 5_000, 4)).isEmpty();
+    } finally {
+      shared.shutdown();
+      assertThat(shared.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  /**
+   * Feeds {@code perHandler} numbered notifications to each of {@code handlers} listeners on
+   * {@code executor}, from {@code producers} threads (each owning some listeners, as an informer
+   * owns its own), and returns every violation of order or seriality the handlers saw.
+   */
+  private static List<String> feedAndCheckOrder(
+      Executor executor, Clock listenerClock, int handlers, int perHandler, int producers)
+      throws InterruptedException {
     List<String> violations = new CopyOnWriteArrayList<>();
     AtomicInteger delivered = new AtomicInteger();
     List<ProcessorListener<Pod>> listeners = new ArrayList<>();
     for (int h = 0; h < handlers; h++) {
       String name = "h" + h;
-      listeners.add(
-          listener(
-              new ResourceEventHandler<>() {
-                final AtomicInteger inCall = new AtomicInteger();
-                int next; // only touched inside calls, which must be serial
+      ResourceEventHandler<Pod> checking =
+          new ResourceEventHandler<>() {
+            final AtomicInteger inCall = new AtomicInteger();
+            int next; // only touched inside calls, which must be serial
 
-                @Override
-                public void onAdd(Pod obj, boolean isInInitialList) {
-                  if (inCall.incrementAndGet() != 1) {
-                    violations.add(name + ": two calls at once");
-                  }
-                  int seq = Integer.parseInt(obj.getMetadata().getName());
-                  if (seq != next) {
-                    violations.add(name + ": got " + seq + ", expected " + next);
-                  }
-                  next = seq + 1;
-                  delivered.incrementAndGet();
-                  inCall.decrementAndGet();
-                }
-              }));
+            @Override
+            public void onAdd(Pod obj, boolean isInInitialList) {
+              if (inCall.incrementAndGet() != 1) {
+                violations.add(name + ": two calls at once");
+              }
+              int seq = Integer.parseInt(obj.getMetadata().getName());
+              if (seq != next) {
+                violations.add(name + ": got " + seq + ", expected " + next);
+              }
+              next = seq + 1;
+              delivered.incrementAndGet();
+              inCall.decrementAndGet();
+            }
+          };
+      listeners.add(
+          new ProcessorListener<>(
+              "pods",
+              checking,
+              Duration.ZERO,
+              Duration.ZERO,
+              0L,
+              executor,
+              listenerClock,
+              () -> true,
+              new SharedProcessor<>()));
     }
-    // Each producer feeds its own third of the listeners, as one informer feeds its own.
     List<Thread> feeders = new ArrayList<>();
     for (int p = 0; p < producers; p++) {
       int first = p;
@@ -297,12 +332,10 @@ class DeliveryPoolTest {
     }
     feeders.forEach(Thread::start);
     for (Thread t : feeders) {
-      t.join(TimeUnit.SECONDS.toMillis(30));
+      t.join(TimeUnit.SECONDS.toMillis(60));
     }
-
-    await().atMost(60, TimeUnit.SECONDS).until(() -> delivered.get() == handlers * perHandler);
-    assertThat(violations).isEmpty();
-    assertThat(pool.workerCount()).isLessThanOrEqualTo(3);
+    await().atMost(120, TimeUnit.SECONDS).until(() -> delivered.get() == handlers * perHandler);
+    return violations;
   }
 
   @Test
