@@ -371,7 +371,7 @@ final class DeliveryPool extends AbstractExecutorService {
    */
   void tick() {
     Worker extra = null;
-    List<String> stuck = List.of();
+    List<Stuck> stuck = List.of();
     boolean atCap = false;
     int waiting;
     int count;
@@ -447,20 +447,27 @@ final class DeliveryPool extends AbstractExecutorService {
     return true;
   }
 
-  private List<String> describeStuckLocked(long now) {
+  /**
+   * A worker's stuck task, captured under the lock and turned into text only after it is released:
+   * a drain's {@code toString} calls the handler's, which is user code.
+   */
+  private record Stuck(@Nullable Runnable task, String thread, Duration since) {
+    @Override
+    public String toString() {
+      return task + " on " + thread + " for " + since;
+    }
+  }
+
+  private List<Stuck> describeStuckLocked(long now) {
     assert lock.isHeldByCurrentThread();
-    List<String> out = new ArrayList<>();
+    List<Stuck> out = new ArrayList<>();
     for (Worker w : workers) {
       if (out.size() == NAMED_IN_WARN) {
-        out.add("and " + (workers.size() - NAMED_IN_WARN) + " more");
         break;
       }
       out.add(
-          w.current
-              + " on "
-              + w.thread().getName()
-              + " for "
-              + Duration.ofNanos(now - w.currentSinceNanos));
+          new Stuck(
+              w.current, w.thread().getName(), Duration.ofNanos(now - w.currentSinceNanos)));
     }
     return out;
   }
