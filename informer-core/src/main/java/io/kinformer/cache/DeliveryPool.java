@@ -51,9 +51,9 @@ import org.slf4j.LoggerFactory;
  * start, runs under it. The tick runs on the scheduler's thread (the test's thread with a {@code
  * FakeClock}).
  *
- * <p>Time comes from the injected clock and scheduler only. The pools kinformer makes itself use the
- * system ones even when an informer is given a fake clock: a stuck worker is a real thread stuck in
- * real time, and the informer's fake scheduler belongs to the test that drives it.
+ * <p>Time comes from the injected clock and scheduler only. The pools kinformer makes itself use
+ * the system ones even when an informer is given a fake clock: a stuck worker is a real thread
+ * stuck in real time, and the informer's fake scheduler belongs to the test that drives it.
  *
  * <p>Thread safety: thread-safe; {@link #execute} may be called from any thread, including a
  * worker (a drain re-queuing itself).

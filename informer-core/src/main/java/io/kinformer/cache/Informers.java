@@ -48,11 +48,11 @@ public final class Informers {
    *       handlers take turns and a large backlog does not starve other handlers.
    *   <li>Stall compensation: when every worker has been inside a single handler call for over 1 s
    *       and other tasks wait, the pool starts one extra worker per second (at most 64 at a time,
-   *       each ending after 30 s idle) and logs a WARN naming the handlers that hold the workers. So
-   *       blocked handlers delay the others by one to two seconds rather than until they return
-   *       (unless more than 64 extra workers would be needed); but a handler that blocks still
-   *       costs a thread. Handlers should return quickly: put a key on a {@code WorkQueue} and do
-   *       slow work on its workers.
+   *       each ending after 30 s idle) and logs a WARN naming the handlers that hold the workers.
+   *       So blocked handlers delay the others by one to two seconds rather than until they
+   *       return (unless more than 64 extra workers would be needed); but a handler that blocks
+   *       still costs a thread. Handlers should return quickly: put a key on a {@code WorkQueue}
+   *       and do slow work on its workers.
    *   <li>The stall and idle timers run on the system clock and {@link Scheduler#system()}.
    * </ul>
    *
