@@ -139,12 +139,11 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   }
 
   /**
-   * The bounded delivery pool ({@link DeliveryPool}) of an informer built without an executor, or
-   * behind {@link Informers#newDeliveryExecutor}: {@link DeliveryPool#defaultSize()} workers
-   * started on demand, extra ones while all are stuck in handlers, idle ones gone after 30 s. It
-   * runs on the system clock and scheduler (see {@link DeliveryPool}). Every thread it makes is
-   * recorded in {@code threads} (dead ones are dropped whenever a new one is made), so that
-   * close() can recognise them and join them.
+   * The bounded delivery pool ({@link DeliveryPool}) of an informer built without an executor:
+   * {@link DeliveryPool#defaultSize()} workers started on demand, extra ones while all are stuck
+   * in handlers, idle ones gone after 30 s. It runs on the system clock and scheduler (see {@link
+   * DeliveryPool}). Every thread it makes is recorded in {@code threads} (dead ones are dropped
+   * whenever a new one is made), so that close() can recognise them and join them.
    */
   static ExecutorService newDeliveryExecutor(String threadNamePrefix, Set<Thread> threads) {
     return DeliveryPool.withDefaults(threadNamePrefix, DeliveryPool.defaultSize(), threads);
