@@ -45,9 +45,12 @@ import org.slf4j.LoggerFactory;
  * <p>Sharing: asking twice for the same resource with the same {@link InformerOptions} returns the
  * same informer, so a process that needs pods in three places still holds one cache and one
  * watch. Informers of one factory share the client's HTTP connection pool (one HTTP/2 connection
- * carries all their watches when the server speaks HTTP/2) and one elastic pool of delivery
- * threads ({@code kinformer-delivery-N}), so the thread count grows with informers (two each:
- * reflector and processor), not with handlers.
+ * carries all their watches when the server speaks HTTP/2) and one bounded pool of delivery
+ * threads ({@code kinformer-delivery-N}, one per processor, at least 2: see {@link
+ * Informers#newDeliveryExecutor(String, int)}), so the thread count grows with informers (two
+ * each: reflector and processor), not with handlers. Handlers take turns on that pool: a handler
+ * that blocks holds one of its threads, and when all are held for over a second the pool adds
+ * temporary ones and logs a WARN naming the handlers; keep handlers quick.
  *
  * <p>Thread safety: thread-safe.
  */

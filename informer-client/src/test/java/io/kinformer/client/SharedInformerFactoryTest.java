@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -332,6 +333,58 @@ class SharedInformerFactoryTest {
         .filteredOn(n -> n.startsWith("kinformer-v1/") || n.startsWith("kinformer-delivery"))
         .isEmpty();
     assertThatIllegalStateException().isThrownBy(() -> factory.informerFor(Pod.class));
+  }
+
+  @Test
+  void informers_deliverOnOneSharedPool_withFewerThreadsThanHandlers() {
+    for (int i = 0; i < 5; i++) {
+      client.resources(Pod.class).inNamespace("default").create(pod("default", "p" + i, Map.of()));
+      client
+          .resources(ConfigMap.class)
+          .inNamespace("default")
+          .create(
+              new ConfigMapBuilder()
+                  .withNewMetadata()
+                  .withNamespace("default")
+                  .withName("c" + i)
+                  .endMetadata()
+                  .build());
+    }
+    factory = SharedInformerFactory.builder(client).build();
+    SharedIndexInformer<Pod> pods = factory.informerFor(Pod.class);
+    SharedIndexInformer<ConfigMap> configMaps = factory.informerFor(ConfigMap.class);
+    int handlersEach = 20;
+    Map<String, Boolean> threads = new ConcurrentHashMap<>();
+    AtomicInteger adds = new AtomicInteger();
+    for (int h = 0; h < handlersEach; h++) {
+      pods.addEventHandler(
+          new ResourceEventHandler<Pod>() {
+            @Override
+            public void onAdd(Pod obj, boolean isInInitialList) {
+              threads.put(Thread.currentThread().getName(), true);
+              adds.incrementAndGet();
+            }
+          });
+      configMaps.addEventHandler(
+          new ResourceEventHandler<ConfigMap>() {
+            @Override
+            public void onAdd(ConfigMap obj, boolean isInInitialList) {
+              threads.put(Thread.currentThread().getName(), true);
+              adds.incrementAndGet();
+            }
+          });
+    }
+    factory.start();
+    assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
+    // At least the 5 of each we created (the server may hold a few objects of its own).
+    await().until(() -> adds.get() >= 2 * handlersEach * 5);
+
+    // The exact bound (one per processor) is DeliveryPoolTest's, on a fake clock; here the pool
+    // runs on real time, so only what no stall compensation could change is asserted.
+    assertThat(threads.keySet())
+        .as("one pool shared by both informers, not one each")
+        .allMatch(n -> n.matches("kinformer-delivery-\\d+"))
+        .hasSizeLessThan(2 * handlersEach);
   }
 
   @Test

@@ -15,12 +15,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
@@ -142,23 +139,14 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   }
 
   /**
-   * An elastic pool for handler delivery: a thread per concurrently draining handler, created on
-   * demand, gone after 30 s idle. Idle handlers cost no thread. Every thread it makes is recorded
-   * in {@code threads} (dead ones are dropped whenever a new one is made), so that close() can join
-   * them: a thread that has left the pool is not necessarily dead yet.
+   * The bounded delivery pool ({@link DeliveryPool}) of an informer built without an executor:
+   * {@link DeliveryPool#defaultSize()} workers started on demand, extra ones while all are stuck
+   * in handlers, idle ones gone after 30 s. It runs on the system clock and scheduler (see {@link
+   * DeliveryPool}). Every thread it makes is recorded in {@code threads} (dead ones are dropped
+   * whenever a new one is made), so that close() can recognise them and join them.
    */
   static ExecutorService newDeliveryExecutor(String threadNamePrefix, Set<Thread> threads) {
-    AtomicInteger n = new AtomicInteger();
-    ThreadFactory tf =
-        r -> {
-          Thread t = new Thread(r, threadNamePrefix + n.incrementAndGet());
-          t.setDaemon(true);
-          threads.removeIf(old -> !old.isAlive());
-          threads.add(t);
-          return t;
-        };
-    return new ThreadPoolExecutor(
-        0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), tf);
+    return DeliveryPool.withDefaults(threadNamePrefix, DeliveryPool.defaultSize(), threads);
   }
 
   @Override
@@ -226,6 +214,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
               SharedProcessor.determineResyncPeriod(period, resyncCheckPeriod),
               clock.nanoTime(),
               deliveryExecutor,
+              clock,
               this::hasSynced,
               processor);
       if (!started) {

@@ -12,7 +12,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 
 /**
- * Waiting for caches to sync (client-go's {@code cache.WaitForCacheSync}).
+ * Waiting for caches to sync (client-go's {@code cache.WaitForCacheSync}), and the bounded pool
+ * that informers can share for handler delivery.
  *
  * <p>Thread safety: stateless; all methods are thread-safe.
  */
@@ -26,15 +27,47 @@ public final class Informers {
   private Informers() {}
 
   /**
-   * An executor for {@link SharedIndexInformer.Builder#deliveryExecutor}, to share among
-   * informers: a daemon thread {@code <threadNamePrefix>N} per handler that is delivering right
-   * now, created on demand and gone after 30 s idle, so idle handlers cost no thread and a slow
-   * handler never waits behind another. The caller owns it and shuts it down after closing the
-   * informers that use it.
+   * A bounded pool for {@link SharedIndexInformer.Builder#deliveryExecutor}, to share among
+   * informers, with one worker per processor (at least 2): see {@link #newDeliveryExecutor(String,
+   * int)}.
    */
   public static ExecutorService newDeliveryExecutor(String threadNamePrefix) {
-    return DefaultSharedIndexInformer.newDeliveryExecutor(
-        threadNamePrefix, ConcurrentHashMap.newKeySet());
+    return newDeliveryExecutor(threadNamePrefix, DeliveryPool.defaultSize());
+  }
+
+  /**
+   * A bounded pool for {@link SharedIndexInformer.Builder#deliveryExecutor}, to share among
+   * informers (a {@code SharedInformerFactory} makes one for all its informers): its thread count
+   * depends on neither the number of handlers nor the number of informers.
+   *
+   * <ul>
+   *   <li>Up to {@code threads} daemon workers named {@code <threadNamePrefix>N}, started on demand
+   *       and ended after 30 s without work, so an idle pool holds no thread.
+   *   <li>Tasks run in submission order from one queue. Each handler's deliveries are one serial
+   *       task at a time that yields after 64 calls or 5 ms and queues again at the tail, so busy
+   *       handlers take turns and a large backlog does not starve other handlers.
+   *   <li>Stall compensation: when every worker has been inside a single handler call for over 1 s
+   *       and other tasks wait, the pool starts one extra worker per second (at most 64 at a time,
+   *       each ending after 30 s idle) and logs a WARN naming the handlers that hold the workers.
+   *       So blocked handlers delay the others by one to two seconds rather than until they
+   *       return (unless more than 64 extra workers would be needed); but a handler that blocks
+   *       still costs a thread. Handlers should return quickly: put a key on a {@code WorkQueue}
+   *       and do slow work on its workers.
+   *   <li>The stall and idle timers run on the system clock and {@link Scheduler#system()}.
+   * </ul>
+   *
+   * <p>The caller owns the pool: shut it down after closing the informers that use it; {@link
+   * ExecutorService#awaitTermination} returns true once its threads have ended. It rejects tasks
+   * after {@code shutdown()}.
+   *
+   * <p>Thread safety: the returned executor is thread-safe.
+   *
+   * @param threads how many workers run tasks when none is stuck
+   * @throws IllegalArgumentException if {@code threads} is less than 1
+   */
+  public static ExecutorService newDeliveryExecutor(String threadNamePrefix, int threads) {
+    Objects.requireNonNull(threadNamePrefix, "threadNamePrefix");
+    return DeliveryPool.withDefaults(threadNamePrefix, threads, ConcurrentHashMap.newKeySet());
   }
 
   /**

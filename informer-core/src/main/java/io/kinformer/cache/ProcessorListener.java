@@ -1,6 +1,7 @@
 package io.kinformer.cache;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.kinformer.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
@@ -17,23 +18,42 @@ import org.slf4j.LoggerFactory;
  * goroutines per handler.
  *
  * <p>Notifications go into an unbounded buffer; whenever the buffer is non-empty and no drain is
- * running, one drain task is submitted to the shared delivery executor. The drain calls the handler
- * for up to {@link #BATCH} notifications, then resubmits itself if more are waiting, so one busy
- * handler cannot monopolise an executor thread. At most one drain per listener exists at any time,
- * which is what makes calls to one handler sequential and ordered.
+ * running, one drain task is submitted to the delivery executor (normally a {@link DeliveryPool}
+ * shared by every handler of every informer of a factory). The drain calls the handler for up to
+ * {@link #BATCH} notifications or {@link #BATCH_TIME}, whichever comes first, then resubmits itself
+ * if more are waiting: it goes to the tail of the executor's queue, so busy handlers take turns on
+ * the pool's few threads and a big backlog cannot starve another handler. At most one drain per
+ * listener exists at any time, which is what makes calls to one handler sequential and ordered.
+ * Because a drain is bounded in time, a drain that runs for long is a single slow handler call,
+ * which is what the pool's stall compensation looks for; the drain's {@code toString} names the
+ * handler and the informer for the pool's WARN.
  *
  * <p>The handler is never called under {@link #lock}.
+ *
+ * <p>Thread safety: thread-safe. {@link #add} is called by the informer's processing thread (and
+ * by a thread adding a handler late, under the informer's {@code blockDeltas}); the handler runs on
+ * the executor's threads, one call at a time.
  */
 final class ProcessorListener<T extends HasMetadata> implements ResourceEventHandlerRegistration {
 
   private static final Logger log = LoggerFactory.getLogger(ProcessorListener.class);
 
   /** Notifications per drain task before yielding the executor thread. */
-  static final int BATCH = 256;
+  static final int BATCH = 64;
+
+  /**
+   * Time per drain task before yielding the executor thread (checked after each call): a handler
+   * that takes milliseconds per call gets a turn of one call or a few, as fast ones get 64.
+   */
+  static final Duration BATCH_TIME = Duration.ofMillis(5);
+
+  private static final long BATCH_NANOS = BATCH_TIME.toNanos();
 
   private final String informerName;
   private final ResourceEventHandler<? super T> handler;
   private final Executor executor;
+  private final Clock clock;
+  private final Runnable drainTask = new Drain();
   private final BooleanSupplier upstreamHasSynced;
   private final SharedProcessor<T> owner;
   final Duration requestedResyncPeriod;
@@ -65,6 +85,7 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
       Duration resyncPeriod,
       long nowNanos,
       Executor executor,
+      Clock clock,
       BooleanSupplier upstreamHasSynced,
       SharedProcessor<T> owner) {
     this.informerName = informerName;
@@ -73,6 +94,7 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
     this.resyncPeriod = resyncPeriod;
     this.nextResyncNanos = nowNanos + resyncPeriod.toNanos();
     this.executor = executor;
+    this.clock = clock;
     this.upstreamHasSynced = upstreamHasSynced;
     this.owner = owner;
   }
@@ -101,7 +123,7 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
 
   private void submitDrain() {
     try {
-      executor.execute(this::drain);
+      executor.execute(drainTask);
     } catch (RejectedExecutionException e) {
       if (!isRemoved()) {
         log.warn(
@@ -114,8 +136,22 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
     }
   }
 
+  /** The drain as a task whose {@code toString} names the handler (for the pool's WARN). */
+  private final class Drain implements Runnable {
+    @Override
+    public void run() {
+      drain();
+    }
+
+    @Override
+    public String toString() {
+      return "handler " + handler + " of informer " + informerName;
+    }
+  }
+
   private void drain() {
-    for (int i = 0; i < BATCH; i++) {
+    long start = clock.nanoTime();
+    for (int i = 0; i < BATCH && (i == 0 || clock.nanoTime() - start < BATCH_NANOS); i++) {
       Notification<T> n;
       lock.lock();
       try {
@@ -153,7 +189,17 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
         }
       }
     }
-    submitDrain(); // more may be waiting: yield the thread, keep the drain going
+    lock.lock();
+    try {
+      if (removed || pending.isEmpty()) {
+        draining = false;
+        idle.signalAll();
+        return;
+      }
+    } finally {
+      lock.unlock();
+    }
+    submitDrain(); // more are waiting: yield the thread, rejoin the executor's queue at its tail
   }
 
   private void deliver(Notification<T> n) {

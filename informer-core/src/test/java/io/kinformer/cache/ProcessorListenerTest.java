@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.kinformer.time.FakeClock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -44,6 +45,7 @@ class ProcessorListenerTest {
   }
 
   private final ManualExecutor manual = new ManualExecutor();
+  private final FakeClock clock = new FakeClock();
   private final List<String> calls = new CopyOnWriteArrayList<>();
   private ExecutorService pool;
 
@@ -84,6 +86,7 @@ class ProcessorListenerTest {
         Duration.ZERO,
         0L,
         executor,
+        clock,
         upstream,
         new SharedProcessor<>());
   }
@@ -106,6 +109,55 @@ class ProcessorListenerTest {
     }
     assertThat(manual.submitted).as("the drain yields after each batch").isEqualTo(3);
     assertThat(l.pendingNotifications()).isZero();
+  }
+
+  @Test
+  void drain_ofExactlyOneBatch_endsWithoutAnotherTask() {
+    ProcessorListener<Pod> l = listener(recorder, manual, () -> true);
+    for (int i = 0; i < ProcessorListener.BATCH; i++) {
+      l.add(new Notification.Add<>(pod("ns", "p" + i), false));
+    }
+    manual.runAll();
+    assertThat(calls).hasSize(ProcessorListener.BATCH);
+    assertThat(manual.submitted).isEqualTo(1);
+
+    l.add(new Notification.Add<>(pod("ns", "again"), false));
+    assertThat(manual.submitted).as("the drain ended: a new add starts one").isEqualTo(2);
+  }
+
+  @Test
+  void drain_ofASlowHandler_yieldsOnceBatchTimeHasPassed() {
+    // Each call takes 3 ms of the listener's clock: a turn ends after the call that passes 5 ms.
+    Duration perCall = Duration.ofMillis(3);
+    ResourceEventHandler<Pod> slow =
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(Pod obj, boolean isInInitialList) {
+            calls.add("add " + obj.getMetadata().getName());
+            clock.advance(perCall);
+          }
+        };
+    ProcessorListener<Pod> l = listener(slow, manual, () -> true);
+    for (int i = 0; i < 10; i++) {
+      l.add(new Notification.Add<>(pod("ns", "p" + i), false));
+    }
+    manual.runAll();
+    assertThat(calls).hasSize(10);
+    assertThat(manual.submitted).as("two calls per turn").isEqualTo(5);
+  }
+
+  @Test
+  void drainTask_namesTheHandlerAndInformer() {
+    ResourceEventHandler<Pod> named =
+        new ResourceEventHandler<>() {
+          @Override
+          public String toString() {
+            return "my-handler";
+          }
+        };
+    ProcessorListener<Pod> l = listener(named, manual, () -> true);
+    l.add(new Notification.Add<>(pod("ns", "a"), false));
+    assertThat(manual.poll()).hasToString("handler my-handler of informer pods");
   }
 
   @Test

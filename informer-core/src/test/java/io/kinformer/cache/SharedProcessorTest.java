@@ -4,6 +4,7 @@ import static io.kinformer.cache.TestPods.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.kinformer.time.FakeClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -55,7 +56,8 @@ class SharedProcessorTest {
           }
         };
     ProcessorListener<Pod> l =
-        new ProcessorListener<>("pods", h, period, period, nowNanos, Runnable::run, () -> true, p);
+        new ProcessorListener<>(
+            "pods", h, period, period, nowNanos, Runnable::run, new FakeClock(), () -> true, p);
     p.addListener(l);
     return l;
   }
