@@ -13,7 +13,9 @@ package io.kinformer.cache;
  *   <li>Calls run on a thread of the informer's delivery executor, never on the thread that
  *       registered the handler and never while kinformer holds a lock; each handler has its own
  *       unbounded buffer, so a slow handler delays only itself (its buffer grows: watch {@link
- *       ResourceEventHandlerRegistration#pendingNotifications()}).
+ *       ResourceEventHandlerRegistration#pendingNotifications()}). Handlers share a bounded pool
+ *       of threads: when blocked handlers hold every one of them for a second, the pool adds a
+ *       thread and logs a WARN naming them; do slow work on a {@code WorkQueue} instead.
  *   <li>The informer's cache is updated before the handler is told, so a {@link Lister} read inside
  *       a call sees at least the state being delivered (possibly a newer one).
  *   <li>An exception thrown by a handler is logged (WARN, with its stack trace, the handler and the

@@ -23,9 +23,10 @@ import org.jspecify.annotations.Nullable;
  *
  * One {@link Reflector} thread lists and watches into a {@link DeltaFifo}; one processing thread
  * pops each object's deltas, updates the {@link Indexer} first, and then queues notifications for
- * every handler. Each handler has its own unbounded buffer, drained by tasks on a delivery executor
- * (shared, when the informer comes from a factory), so a slow handler delays only itself and a
- * throwing one only loses its own call. See {@link ResourceEventHandler} for the delivery contract.
+ * every handler. Each handler has its own unbounded buffer, drained by tasks on a bounded delivery
+ * pool (shared, when the informer comes from a factory), so a slow handler delays only itself
+ * (except for a second or two when blocked handlers hold every worker of the pool, which then adds
+ * one) and a throwing one only loses its own call. See {@link ResourceEventHandler} for the delivery contract.
  *
  * <p>What "sync" means: {@link #hasSynced()} turns true once the first full list has been applied
  * to the indexer; a registration's {@link ResourceEventHandlerRegistration#hasSynced()} once its
@@ -238,11 +239,13 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
     }
 
     /**
-     * Runs handler deliveries. Default: the informer's own pool of daemon threads {@code
-     * kinformer-<name>-delivery-N}, created on demand, idle ones dying after 30 s, shut down by
-     * {@link SharedIndexInformer#close()}. A given executor is shared and not shut down by the
-     * informer; it should not queue tasks behind a bounded set of busy threads, or a slow handler
-     * could delay others.
+     * Runs handler deliveries. Default: the informer's own bounded pool of daemon threads {@code
+     * kinformer-<name>-delivery-N} (see {@link Informers#newDeliveryExecutor(String, int)}), shut
+     * down by {@link SharedIndexInformer#close()}. A given executor is shared and not shut down by
+     * the informer; {@link Informers#newDeliveryExecutor(String)} makes one to share between
+     * informers. Any other executor must not block in {@code execute} (it is called under the
+     * informer's locks); if it queues tasks behind a fixed set of threads, a blocked handler
+     * delays the others.
      */
     public Builder<T> deliveryExecutor(Executor executor) {
       this.deliveryExecutor = Objects.requireNonNull(executor, "executor");

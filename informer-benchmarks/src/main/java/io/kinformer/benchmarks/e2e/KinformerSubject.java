@@ -3,6 +3,7 @@ package io.kinformer.benchmarks.e2e;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
+import io.kinformer.cache.Informers;
 import io.kinformer.cache.ListerWatcher;
 import io.kinformer.cache.ResourceEventHandler;
 import io.kinformer.cache.SharedIndexInformer;
@@ -14,14 +15,11 @@ import io.kinformer.client.ResourceType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * kinformer: {@link KubeClient} plus {@link SharedIndexInformer}s of all pods, sharing one
- * delivery pool configured as {@code SharedInformerFactory}'s. (The factory itself shares one
+ * delivery pool, {@code Informers.newDeliveryExecutor}, as {@code SharedInformerFactory} shares
+ * one. (The factory itself shares one
  * informer per resource and options, so it cannot give 50 informers of the same pods; building
  * them directly on the client's {@code ListerWatcher} with a shared pool is what the factory does
  * for 50 different resources.) Variants: {@code full} (typed
@@ -36,7 +34,7 @@ final class KinformerSubject implements Subject {
   private final String variant;
   private KubeClient client;
   private final List<SharedIndexInformer<? extends HasMetadata>> informers = new ArrayList<>();
-  private final ExecutorService delivery = newDeliveryExecutor();
+  private final ExecutorService delivery = Informers.newDeliveryExecutor("kinformer-delivery-");
 
   KinformerSubject(String variant) {
     if (!List.of("full", "strip", "meta", "seq").contains(variant)) {
@@ -109,16 +107,5 @@ final class KinformerSubject implements Subject {
     informers.forEach(SharedIndexInformer::close);
     delivery.shutdown();
     client.close();
-  }
-
-  /** As {@code SharedInformerFactory}'s: elastic, daemon, idle threads end after 30 s. */
-  private static ExecutorService newDeliveryExecutor() {
-    AtomicInteger n = new AtomicInteger();
-    return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS,
-        new SynchronousQueue<>(), r -> {
-          Thread t = new Thread(r, "kinformer-delivery-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
   }
 }
