@@ -21,7 +21,7 @@ import java.util.Map;
  * <p>A normal build replays the committed corpus in {@code KubeConfigFuzzTestInputs/<method>/}
  * (under {@code src/test/resources/io/kinformer/client/}; seeded from {@code
  * src/test/resources/kubeconfig/}); the {@code fuzz-kubeconfig} execution of {@code mvn verify}
- * then fuzzes {@code #load} for {@code kinformer.fuzz.seconds} (20 s by default; see
+ * then fuzzes {@code #load} for {@code kinformer.fuzz.seconds} (15 s by default; see
  * docs/reliability.md for long runs). Generated inputs and any crashing input go to {@code
  * informer-client/target/jazzer/}; a crashing input copied into the inputs directory stays a
  * regression test once committed.

@@ -21,7 +21,7 @@ import java.io.IOException;
  *
  * <p>A normal build replays the committed corpus in {@code ListCodecFuzzTestInputs/<method>/}
  * (under {@code src/test/resources/io/kinformer/client/}); the {@code fuzz-list-codec} execution of
- * {@code mvn verify} then fuzzes {@code #pods} for {@code kinformer.fuzz.seconds} (20 s by default;
+ * {@code mvn verify} then fuzzes {@code #pods} for {@code kinformer.fuzz.seconds} (15 s by default;
  * see docs/reliability.md for long runs). Generated inputs and any crashing input go to {@code
  * informer-client/target/jazzer/}; a crashing input copied into the inputs directory stays a
  * regression test once committed.

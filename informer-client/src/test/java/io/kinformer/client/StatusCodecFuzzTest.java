@@ -23,7 +23,7 @@ import okhttp3.ResponseBody;
  *
  * <p>A normal build replays the committed corpus in {@code StatusCodecFuzzTestInputs/<method>/}
  * (under {@code src/test/resources/io/kinformer/client/}); the {@code fuzz-status-codec} execution
- * of {@code mvn verify} then fuzzes {@code #fromResponse} for {@code kinformer.fuzz.seconds} (20 s
+ * of {@code mvn verify} then fuzzes {@code #fromResponse} for {@code kinformer.fuzz.seconds} (15 s
  * by default; see docs/reliability.md for long runs). Generated inputs and any crashing input go to
  * {@code informer-client/target/jazzer/}; a crashing input copied into the inputs directory stays a
  * regression test once committed.

@@ -30,7 +30,7 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <p>A normal build replays the committed corpus in {@code WatchCodecFuzzTestInputs/<method>/}
  * (under {@code src/test/resources/io/kinformer/client/}); the {@code fuzz-watch-codec} execution
- * of {@code mvn verify} then fuzzes {@code #pods} for {@code kinformer.fuzz.seconds} (20 s by
+ * of {@code mvn verify} then fuzzes {@code #pods} for {@code kinformer.fuzz.seconds} (15 s by
  * default; see docs/reliability.md for long runs). Generated inputs and any crashing input go to
  * {@code informer-client/target/jazzer/}; a crashing input copied into the inputs directory stays a
  * regression test once committed.
