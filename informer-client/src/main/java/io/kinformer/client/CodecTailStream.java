@@ -10,6 +10,12 @@ import java.nio.charset.StandardCharsets;
  * the bytes around the offset where the parser gave up. The window is larger than the parser's
  * read-ahead buffer (8000 bytes), so the error offset is always inside it.
  *
+ * <p>It also enforces a byte budget per decoded unit (a watch event, a list item): the codec
+ * calls {@link #limitFrom} where a unit starts, and a read that would go past the budget fails
+ * with {@link LimitExceededException} instead of reading on. The parser only asks for more bytes
+ * once it has consumed all it holds, so when the budget runs out the unit has taken at least that
+ * many bytes without ending. Reads are cut at the budget, so at most the budget is read.
+ *
  * <p>Thread safety: confine to the reading thread.
  */
 final class CodecTailStream extends FilterInputStream {
@@ -29,12 +35,40 @@ final class CodecTailStream extends FilterInputStream {
 
   private long total;
 
+  /** Reads may not go past this byte offset (exclusive); Long.MAX_VALUE when unlimited. */
+  private long limit = Long.MAX_VALUE;
+
+  /** Set when a read was refused for the limit; the codec reports the unit as too large. */
+  private boolean limitExceeded;
+
   CodecTailStream(InputStream in) {
     super(in);
   }
 
+  /**
+   * Lets at most {@code maxBytes} be read past byte offset {@code from} (the start of the unit
+   * being decoded; negative means "from what has been read so far").
+   */
+  void limitFrom(long from, long maxBytes) {
+    long start = from < 0 || from > total ? total : from;
+    limit = maxBytes >= Long.MAX_VALUE - start ? Long.MAX_VALUE : start + maxBytes;
+  }
+
+  /** Whether a read was refused because the unit went past its budget. */
+  boolean limitExceeded() {
+    return limitExceeded;
+  }
+
+  private void checkLimit() throws LimitExceededException {
+    if (total >= limit) {
+      limitExceeded = true;
+      throw new LimitExceededException(total);
+    }
+  }
+
   @Override
   public int read() throws IOException {
+    checkLimit();
     int b = in.read();
     if (b >= 0) {
       ring[(int) (total & MASK)] = (byte) b;
@@ -45,7 +79,11 @@ final class CodecTailStream extends FilterInputStream {
 
   @Override
   public int read(byte[] b, int off, int len) throws IOException {
-    int n = in.read(b, off, len);
+    if (len == 0) {
+      return 0;
+    }
+    checkLimit();
+    int n = in.read(b, off, (int) Math.min(len, limit - total));
     if (n > 0) {
       record(b, off, n);
     }
@@ -130,5 +168,19 @@ final class CodecTailStream extends FilterInputStream {
       sb.append('…');
     }
     return sb.toString();
+  }
+
+  /** {@code 67108864 bytes (64 MiB)}, or {@code 100 bytes}, for messages. */
+  static String describeBytes(long bytes) {
+    long mib = 1024 * 1024;
+    return bytes >= mib && bytes % mib == 0
+        ? bytes + " bytes (" + bytes / mib + " MiB)" : bytes + " bytes";
+  }
+
+  /** A read refused because the unit being decoded went past its byte budget. */
+  static final class LimitExceededException extends IOException {
+    LimitExceededException(long offset) {
+      super("byte budget of the unit being decoded used up at byte " + offset);
+    }
   }
 }

@@ -21,6 +21,11 @@ import tools.jackson.core.exc.JacksonIOException;
  * watch was closed and returns null instead of an error. The response is released by whichever of
  * the two comes last, so a close never races a read on the body.
  *
+ * <p>A decoding failure (malformed JSON, an unknown event type, an event over {@link
+ * WatchCodec#MAX_EVENT_BYTES}) ends the watch with the codec's {@code InformerException}; the call
+ * is cancelled first, so releasing the response never drains the rest of a huge or endless body.
+ * The reflector then re-watches from its last resourceVersion, with the cache as it was.
+ *
  * <p>Thread safety: {@code next()} from one thread at a time; {@code close()} from any thread.
  * Locks: {@code lock} guards {@code reading}, {@code closed} and {@code released}; it is never held
  * while reading the socket.

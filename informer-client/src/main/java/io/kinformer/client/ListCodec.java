@@ -20,16 +20,34 @@ import tools.jackson.databind.ObjectReader;
  * reaches it, with no intermediate tree and no copy of the whole body. Fills in the items' {@code
  * kind} and {@code apiVersion}, which the server leaves out of typed lists.
  *
+ * <p>Size: one item may take at most {@link #MAX_ITEM_BYTES} bytes of the body, and so may the
+ * list's own fields before and after the items, enforced while reading by {@link
+ * CodecTailStream}: an item that goes past it fails the list with an {@link InformerException}
+ * naming the limit and the resource. The page as a whole is bounded by the server's page size.
+ *
  * <p>Thread safety: immutable; each call uses its own parser.
  *
  * @param <T> the item type
  */
 final class ListCodec<T extends HasMetadata> {
 
+  /** The most bytes one list item may take: the same as a watch event, for the same reasons. */
+  static final long MAX_ITEM_BYTES = WatchCodec.MAX_EVENT_BYTES;
+
   private final ObjectReader itemReader;
   private final ResourceType<T> type;
+  private final long maxItemBytes;
 
   ListCodec(ObjectReader reader, ResourceType<T> type) {
+    this(reader, type, MAX_ITEM_BYTES);
+  }
+
+  /** As above, with another limit on the bytes of one item (tests). */
+  ListCodec(ObjectReader reader, ResourceType<T> type, long maxItemBytes) {
+    if (maxItemBytes <= 0) {
+      throw new IllegalArgumentException("maxItemBytes must be positive: " + maxItemBytes);
+    }
+    this.maxItemBytes = maxItemBytes;
     // Items are read one by one from a parser that goes on: no trailing-token check per item.
     this.itemReader = reader.forType(type.javaType())
         .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
@@ -41,17 +59,27 @@ final class ListCodec<T extends HasMetadata> {
    *
    * @param body the response body; read to the end of the list object, not closed
    * @param what what was listed, for messages (for example {@code GET https://h/api/v1/pods})
-   * @throws InformerException if the body is not a list or breaks off; an I/O failure is an {@link
-   *     InformerException} whose cause is the {@code IOException}
+   * @throws InformerException if the body is not a list, breaks off or has an item over the byte
+   *     limit; an I/O failure is an {@link InformerException} whose cause is the {@code
+   *     IOException}
    */
   ListResult<T> decode(InputStream body, String what) {
     CodecTailStream in = new CodecTailStream(body);
+    in.limitFrom(0, maxItemBytes);
     try (JsonParser p = itemReader.createParser(in)) {
       return decode(p, what, in);
-    } catch (JacksonIOException e) {
-      throw new InformerException(
-          "I/O error reading the list response of " + what + ": " + e.getCause(), e.getCause());
     } catch (JacksonException e) {
+      // The refused read may reach us as an I/O failure or wrapped by databind.
+      if (in.limitExceeded()) {
+        throw new InformerException(
+            "list item of " + type.gvr() + " (" + what + ") exceeds the limit of "
+                + CodecTailStream.describeBytes(maxItemBytes) + " per item; refused at byte "
+                + in.position() + " of the response", e);
+      }
+      if (e instanceof JacksonIOException) {
+        throw new InformerException(
+            "I/O error reading the list response of " + what + ": " + e.getCause(), e.getCause());
+      }
       throw malformed(what, Codecs.shorten(e.getOriginalMessage(), 120), in, e);
     }
   }
@@ -98,7 +126,14 @@ final class ListCodec<T extends HasMetadata> {
     if (value != JsonToken.START_ARRAY) {
       throw malformed(what, "\"items\" is not an array", in, null);
     }
-    for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
+    while (true) {
+      // Each item's budget starts where the previous one ended; after the last one, the rest of
+      // the list object gets a budget of its own.
+      in.limitFrom(p.currentLocation().getByteOffset(), maxItemBytes);
+      JsonToken t = p.nextToken();
+      if (t == JsonToken.END_ARRAY) {
+        return;
+      }
       if (t != JsonToken.START_OBJECT) {
         throw malformed(what, "an item is not an object but " + t, in, null);
       }

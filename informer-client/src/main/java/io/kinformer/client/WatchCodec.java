@@ -32,11 +32,27 @@ import tools.jackson.databind.util.TokenBuffer;
  * mid-event, malformed JSON or an unknown type fails with an {@link InformerException} and never
  * yields a half-decoded object.
  *
+ * <p>Size: one event may take at most {@link #MAX_EVENT_BYTES} bytes of the stream (counted from
+ * the end of the previous one), enforced while reading by {@link CodecTailStream}: an event that
+ * goes past it fails with an {@link InformerException} naming the limit and the resource, after
+ * reading at most that many bytes, rather than being read whole. Single strings are also capped
+ * by the mapper ({@link Codecs#MAX_STRING_CHARS}).
+ *
  * <p>Thread safety: confine to the reading thread.
  *
  * @param <T> the object type
  */
 final class WatchCodec<T extends HasMetadata> {
+
+  /**
+   * The most bytes one watch event may take: 64 MiB. etcd refuses objects above about 1.5 MiB
+   * (its default request limit), so a real event (an object plus its envelope) is far below that;
+   * 64 MiB leaves ample room for servers configured with larger limits and for aggregated API
+   * servers that do not store in etcd, while bounding what one event from a broken or hostile
+   * server can make us read and allocate. A single event made of millions of small values is
+   * otherwise read whole, as client-go does.
+   */
+  static final long MAX_EVENT_BYTES = 64L * 1024 * 1024;
 
   /**
    * Created on the first {@link #next()}: creating a parser reads the first bytes (to detect the
@@ -48,6 +64,7 @@ final class WatchCodec<T extends HasMetadata> {
   private final ObjectReader statusReader;
   private final ResourceType<T> type;
   private final String what;
+  private final long maxEventBytes;
 
   /**
    * @param body the response body, read as events are asked for; closed by {@link #close()}
@@ -56,6 +73,17 @@ final class WatchCodec<T extends HasMetadata> {
    * @param what what is watched, for messages (method and URL without query)
    */
   WatchCodec(InputStream body, ObjectReader reader, ResourceType<T> type, String what) {
+    this(body, reader, type, what, MAX_EVENT_BYTES);
+  }
+
+  /** As above, with another limit on the bytes of one event (tests). */
+  WatchCodec(
+      InputStream body, ObjectReader reader, ResourceType<T> type, String what,
+      long maxEventBytes) {
+    if (maxEventBytes <= 0) {
+      throw new IllegalArgumentException("maxEventBytes must be positive: " + maxEventBytes);
+    }
+    this.maxEventBytes = maxEventBytes;
     this.in = new CodecTailStream(body);
     // Objects are read one by one from a parser that goes on: no trailing-token check per object.
     this.objectReader = reader.forType(type.javaType())
@@ -71,13 +99,15 @@ final class WatchCodec<T extends HasMetadata> {
    *
    * @return the event, or null at the clean end of the stream
    * @throws InformerException for malformed JSON, an unknown event type, an event without type or
-   *     object, or a stream that ends inside an event
+   *     object, a stream that ends inside an event, or an event over the byte limit
    * @throws JacksonIOException if reading the body failed (the caller decides whether that was its
    *     own close or a broken connection)
    */
   @Nullable
   WatchEvent<T> next() {
     try {
+      // The event's budget starts where the previous event ended (blanks between events count).
+      in.limitFrom(parser == null ? 0 : parser.currentLocation().getByteOffset(), maxEventBytes);
       if (parser == null) {
         parser = objectReader.createParser(in);
       }
@@ -89,11 +119,23 @@ final class WatchCodec<T extends HasMetadata> {
         throw malformed("an event is not a JSON object but starts with " + first, null);
       }
       return readEvent();
-    } catch (JacksonIOException e) {
-      throw e;
     } catch (JacksonException e) {
+      // The refused read may reach us as an I/O failure or wrapped by databind.
+      if (in.limitExceeded()) {
+        throw tooLarge(e);
+      }
+      if (e instanceof JacksonIOException) {
+        throw e;
+      }
       throw malformed(Codecs.shorten(e.getOriginalMessage(), 120), e);
     }
+  }
+
+  private InformerException tooLarge(JacksonException cause) {
+    return new InformerException(
+        "watch event of " + type.gvr() + " (" + what + ") exceeds the limit of "
+            + CodecTailStream.describeBytes(maxEventBytes) + " per event; refused at byte "
+            + in.position() + " of the stream", cause);
   }
 
   private WatchEvent<T> readEvent() {

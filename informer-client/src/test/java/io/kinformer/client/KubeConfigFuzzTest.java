@@ -18,11 +18,13 @@ import java.util.Map;
  * a hang or unbounded memory (YAML alias bombs and deep nesting included in the corpus). Loading
  * runs no exec plugin and reads no referenced file, so fuzzed paths and commands are harmless.
  *
- * <p>A normal build replays the committed corpus in {@code KubeConfigFuzzTestInputs/load/} (under
- * {@code src/test/resources/io/kinformer/client/}; seeded from {@code
- * src/test/resources/kubeconfig/}).
- * To fuzz for real: {@code JAZZER_FUZZ=1 mvn -B -pl informer-client -am verify
- * -Dtest=KubeConfigFuzzTest -Dsurefire.failIfNoSpecifiedTests=false}.
+ * <p>A normal build replays the committed corpus in {@code KubeConfigFuzzTestInputs/<method>/}
+ * (under {@code src/test/resources/io/kinformer/client/}; seeded from {@code
+ * src/test/resources/kubeconfig/}); the {@code fuzz-kubeconfig} execution of {@code mvn verify}
+ * then fuzzes {@code #load} for {@code kinformer.fuzz.seconds} (15 s by default; see
+ * docs/reliability.md for long runs). Generated inputs and any crashing input go to {@code
+ * informer-client/target/jazzer/}; a crashing input copied into the inputs directory stays a
+ * regression test once committed.
  */
 class KubeConfigFuzzTest {
 

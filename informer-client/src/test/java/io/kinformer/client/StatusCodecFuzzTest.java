@@ -22,9 +22,11 @@ import okhttp3.ResponseBody;
  * non-negative duration.
  *
  * <p>A normal build replays the committed corpus in {@code StatusCodecFuzzTestInputs/<method>/}
- * (under {@code src/test/resources/io/kinformer/client/}). To fuzz for real: {@code JAZZER_FUZZ=1
- * mvn -B -pl informer-client -am verify -Dtest=StatusCodecFuzzTest#fromResponse
- * -Dsurefire.failIfNoSpecifiedTests=false}.
+ * (under {@code src/test/resources/io/kinformer/client/}); the {@code fuzz-status-codec} execution
+ * of {@code mvn verify} then fuzzes {@code #fromResponse} for {@code kinformer.fuzz.seconds} (15 s
+ * by default; see docs/reliability.md for long runs). Generated inputs and any crashing input go to
+ * {@code informer-client/target/jazzer/}; a crashing input copied into the inputs directory stays a
+ * regression test once committed.
  */
 class StatusCodecFuzzTest {
 

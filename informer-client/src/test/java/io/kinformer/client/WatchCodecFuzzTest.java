@@ -29,13 +29,11 @@ import tools.jackson.databind.json.JsonMapper;
  * chunks).
  *
  * <p>A normal build replays the committed corpus in {@code WatchCodecFuzzTestInputs/<method>/}
- * (under {@code src/test/resources/io/kinformer/client/}). To fuzz for real, from the repository
- * root: {@code JAZZER_FUZZ=1 mvn -B -pl informer-client -am verify -Dtest=WatchCodecFuzzTest#pods
- * -Dsurefire.failIfNoSpecifiedTests=false} (one fuzz test per run). It runs for the annotation's
- * {@code maxDuration}, the short CI run; for a long run raise it locally (Jazzer 0.24 takes no
- * override from the command line). New interesting inputs go to {@code
- * informer-client/.cifuzz-corpus/} (not committed); a failing input is written to the inputs
- * directory above, where it stays as a regression test once committed.
+ * (under {@code src/test/resources/io/kinformer/client/}); the {@code fuzz-watch-codec} execution
+ * of {@code mvn verify} then fuzzes {@code #pods} for {@code kinformer.fuzz.seconds} (15 s by
+ * default; see docs/reliability.md for long runs). Generated inputs and any crashing input go to
+ * {@code informer-client/target/jazzer/}; a crashing input copied into the inputs directory stays a
+ * regression test once committed.
  */
 class WatchCodecFuzzTest {
 

@@ -91,7 +91,7 @@ class LabelSelectorFuzzTest {
   }
 
   /** The properties of one random string. */
-  private static void checkParse(String input) {
+  static void checkParse(String input) {
     LabelSelector sel;
     try {
       sel = LabelSelector.parse(input);
