@@ -99,16 +99,10 @@ final class ListCodec<T extends HasMetadata> {
           if (value != JsonToken.START_OBJECT) {
             throw malformed(what, "\"metadata\" is not an object", in, null);
           }
-          for (String m = p.nextName(); m != null; m = p.nextName()) {
-            JsonToken v = p.nextToken();
-            switch (m) {
-              case "resourceVersion" -> resourceVersion = stringOrNull(p, v);
-              case "continue" -> continueToken = stringOrNull(p, v);
-              case "remainingItemCount" ->
-                  remaining = v == JsonToken.VALUE_NUMBER_INT ? p.getLongValue() : null;
-              default -> p.skipChildren();
-            }
-          }
+          ListMeta meta = readListMeta(p);
+          resourceVersion = meta.resourceVersion();
+          continueToken = meta.continueToken();
+          remaining = meta.remainingItemCount();
         }
         case "items" -> readItems(p, value, items, what, in);
         default -> p.skipChildren();
@@ -141,6 +135,33 @@ final class ListCodec<T extends HasMetadata> {
       type.fillTypeMeta(item);
       items.add(item);
     }
+  }
+
+  /** The fields of a list's {@code metadata} that a list result carries. */
+  record ListMeta(
+      @Nullable String resourceVersion,
+      @Nullable String continueToken,
+      @Nullable Long remainingItemCount) {}
+
+  /**
+   * Reads a list's {@code metadata} object, the parser being on its opening brace, up to and
+   * including its closing brace; other fields are skipped.
+   */
+  static ListMeta readListMeta(JsonParser p) {
+    String resourceVersion = null;
+    String continueToken = null;
+    Long remaining = null;
+    for (String m = p.nextName(); m != null; m = p.nextName()) {
+      JsonToken v = p.nextToken();
+      switch (m) {
+        case "resourceVersion" -> resourceVersion = stringOrNull(p, v);
+        case "continue" -> continueToken = stringOrNull(p, v);
+        case "remainingItemCount" ->
+            remaining = v == JsonToken.VALUE_NUMBER_INT ? p.getLongValue() : null;
+        default -> p.skipChildren();
+      }
+    }
+    return new ListMeta(resourceVersion, continueToken, remaining);
   }
 
   private static @Nullable String stringOrNull(JsonParser p, JsonToken v) {

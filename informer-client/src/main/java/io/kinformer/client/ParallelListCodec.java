@@ -64,11 +64,10 @@ final class ParallelListCodec<T extends HasMetadata> {
   static final int BATCH_BYTES = 448 * 1024;
 
   /**
-   * The largest item accepted: 64 MiB. etcd refuses objects above about 1.5 MiB, so an item this
-   * large comes from a broken or hostile server; refusing it bounds what one item can make us
-   * buffer.
+   * The largest item accepted, as {@link ListCodec#MAX_ITEM_BYTES} (64 MiB): it bounds what one
+   * item can make us buffer.
    */
-  static final int MAX_ITEM_BYTES = 64 * 1024 * 1024;
+  static final int MAX_ITEM_BYTES = (int) ListCodec.MAX_ITEM_BYTES;
 
   private static final int READ_BUFFER = 8000;
 
@@ -227,10 +226,10 @@ final class ParallelListCodec<T extends HasMetadata> {
               if (c != '{') {
                 throw malformed("\"metadata\" is not an object", offset());
               }
-              Metadata m = readMetadata();
-              resourceVersion = m.resourceVersion;
-              continueToken = m.continueToken;
-              remaining = m.remaining;
+              ListCodec.ListMeta m = readMetadata();
+              resourceVersion = m.resourceVersion();
+              continueToken = m.continueToken();
+              remaining = m.remainingItemCount();
             }
             case "items" -> {
               if (c == '[') {
@@ -409,10 +408,7 @@ final class ParallelListCodec<T extends HasMetadata> {
 
     // ---- the list's metadata
 
-    private record Metadata(
-        @Nullable String resourceVersion, @Nullable String continueToken, @Nullable Long remaining) {}
-
-    private Metadata readMetadata() throws IOException {
+    private ListCodec.ListMeta readMetadata() throws IOException {
       long start = offset();
       Batch capture = new Batch(1024);
       captureTarget = capture;
@@ -422,31 +418,14 @@ final class ParallelListCodec<T extends HasMetadata> {
       captureFrom = -1;
       checkCaptured(capture, start);
       captureTarget = null;
-      String resourceVersion = null;
-      String continueToken = null;
-      Long remaining = null;
       try (JsonParser p = plainReader.createParser(capture.data, 0, capture.length)) {
         p.nextToken();
-        for (String m = p.nextName(); m != null; m = p.nextName()) {
-          JsonToken v = p.nextToken();
-          switch (m) {
-            case "resourceVersion" -> resourceVersion = stringOrNull(p, v);
-            case "continue" -> continueToken = stringOrNull(p, v);
-            case "remainingItemCount" ->
-                remaining = v == JsonToken.VALUE_NUMBER_INT ? p.getLongValue() : null;
-            default -> p.skipChildren();
-          }
-        }
+        return ListCodec.readListMeta(p);
       } catch (JacksonException e) {
         long at = e.getLocation() == null ? 0 : e.getLocation().getByteOffset();
         throw malformed("in \"metadata\": " + Codecs.shorten(e.getOriginalMessage(), 120),
             start + Math.max(0, at));
       }
-      return new Metadata(resourceVersion, continueToken, remaining);
-    }
-
-    private static @Nullable String stringOrNull(JsonParser p, JsonToken v) {
-      return v == JsonToken.VALUE_STRING ? p.getString() : null;
     }
 
     // ---- the byte scan

@@ -6,6 +6,7 @@ import io.kinformer.time.Backoff;
 import io.kinformer.time.Cancellable;
 import io.kinformer.time.Clock;
 import io.kinformer.time.Scheduler;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -310,6 +311,29 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether a failure is the routine end of a watch stream, logged at DEBUG: the connection broke
+   * (an {@link IOException} among the causes) or the stream ended without a cause of its own. A
+   * stream that failed on what the server sent (malformed JSON, an unknown event type, an event
+   * over the size limit) is not routine: it is logged as a WARN, since a server that keeps sending
+   * it keeps the informer from seeing changes.
+   */
+  static boolean isRoutineStreamEnd(ReflectorException e) {
+    if (e.phase() != ReflectorException.Phase.WATCH_STREAM) {
+      return false;
+    }
+    Throwable cause = e.getCause();
+    if (cause == null) {
+      return true;
+    }
+    for (Throwable t = cause; t != null; t = t.getCause()) {
+      if (t instanceof IOException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private void scheduleRetry(Duration delay) {
     synchronized (lifecycleLock) {
       if (closed || executor == null) {
@@ -338,8 +362,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
 
   private void report(ReflectorException e) {
     boolean expected =
-        e.phase() == ReflectorException.Phase.WATCH_STREAM
-            || e.apiError().map(ApiException::isResourceExpired).orElse(false);
+        isRoutineStreamEnd(e) || e.apiError().map(ApiException::isResourceExpired).orElse(false);
     if (expected) {
       log.debug("reflector={} {}", name, e.getMessage(), e);
     } else {

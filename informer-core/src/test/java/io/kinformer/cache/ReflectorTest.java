@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kinformer.time.FakeClock;
+import java.io.EOFException;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -417,5 +419,18 @@ class ReflectorTest {
     source.add(pod("ns", "ok"));
     await().until(() -> store.keysToRv().containsKey("ns/ok"));
     assertThat(Map.copyOf(store.keysToRv())).containsOnlyKeys("ns/ok");
+  }
+
+  @Test
+  void isRoutineStreamEnd_brokenConnectionOrCauselessEnd_butNotBadServerData() {
+    ReflectorException.Phase stream = ReflectorException.Phase.WATCH_STREAM;
+    assertThat(Reflector.isRoutineStreamEnd(new ReflectorException("pods", stream, "broke",
+        new InformerException("read failed", new EOFException("reset"))))).isTrue();
+    assertThat(Reflector.isRoutineStreamEnd(
+        new ReflectorException("pods", stream, "closed while streaming"))).isTrue();
+    assertThat(Reflector.isRoutineStreamEnd(new ReflectorException("pods", stream, "broke",
+        new InformerException("malformed watch stream of v1/pods: unknown event type")))).isFalse();
+    assertThat(Reflector.isRoutineStreamEnd(new ReflectorException("pods",
+        ReflectorException.Phase.LIST, "list failed", new IOException("x")))).isFalse();
   }
 }
