@@ -5,6 +5,7 @@ import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.module.SimpleModule;
 
 /**
  * The JSON mapper our codecs use when the caller brings none.
@@ -30,9 +31,16 @@ final class Codecs {
             .streamReadConstraints(
                 StreamReadConstraints.builder().maxStringLength(MAX_STRING_CHARS).build())
             .build();
+    SimpleModule strings = new SimpleModule("kinformer-strings");
+    strings.addDeserializer(String.class, new PooledStringDeserializer(new StringPool()));
     return JsonMapper.builder(factory)
         .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+        .addModule(strings)
         .build();
+  }
+
+  static JsonMapper newCacheMapper() {
+    return newMapper();
   }
 
   /** The longest JSON string value the codecs accept: 16 Mi characters. */
