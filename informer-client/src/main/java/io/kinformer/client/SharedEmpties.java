@@ -1,0 +1,238 @@
+package io.kinformer.client;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.ListIterator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.databind.BeanDescription;
+import tools.jackson.databind.DeserializationConfig;
+import tools.jackson.databind.DeserializationContext;
+import tools.jackson.databind.ValueDeserializer;
+import tools.jackson.databind.deser.ValueDeserializerModifier;
+import tools.jackson.databind.deser.std.DelegatingDeserializer;
+import tools.jackson.databind.jsontype.TypeDeserializer;
+
+/**
+ * For the informers' codecs: replaces the empty collections of decoded fabric8 model objects with
+ * the shared immutable {@link Collections#emptyMap()} and {@link Collections#emptyList()}.
+ *
+ * <p>Why: every fabric8 model object allocates its own {@code additionalProperties}
+ * {@code LinkedHashMap} (56 bytes, almost always empty), and many allocate empty {@code
+ * ArrayList}s and {@code LinkedHashMap}s for every list and map property in their constructor
+ * ({@code ObjectMeta}: labels, annotations, finalizers, ownerReferences, managedFields; {@code
+ * Container}: args, command, env, ports, ...). A realistic pod carries about 35 empty maps and 35
+ * empty lists (2.8 KB); {@code managedFields}' {@code FieldsV1} trees add one empty map per leaf
+ * ({@code "f:image": {}}).
+ *
+ * <p>How: a {@link ValueDeserializerModifier} wraps the bean deserializer of every fabric8 model
+ * class that has list or map properties; right after the bean is built, the wrapper reads each
+ * such property through its public getter and, if the collection is empty, sets the shared empty
+ * one through the public setter. Inside untyped values ({@code additionalProperties}, {@code
+ * FieldsV1}, the body of a {@code GenericKubernetesResource}) nested empty maps and lists are
+ * replaced the same way. Accessors are looked up once per class (method handles).
+ *
+ * <p>What users see: the objects are {@code equals()} (and hash) to plain Jackson's, serialize to
+ * the same JSON and copy into fabric8 builders as before ({@code new PodBuilder(pod)} copies every
+ * collection). Adding to an empty collection of such an object throws {@code
+ * UnsupportedOperationException}, where plain Jackson's object would be modified; removing from it
+ * or clearing it does nothing, as before. That is why only the informers' codecs use this: cached
+ * objects are shared and read-only by contract, and a transform that adds to a collection must set
+ * a new one instead. Objects the REST client returns ({@code get}, {@code list}, {@code create},
+ * ...) are the caller's to modify and are decoded without it.
+ *
+ * <p>Thread safety: thread-safe (accessor tables are built once per class in a concurrent map).
+ */
+final class SharedEmpties extends ValueDeserializerModifier {
+
+  private static final long serialVersionUID = 1L;
+
+  private static final MethodType GETTER = MethodType.methodType(Object.class, Object.class);
+  private static final MethodType SETTER =
+      MethodType.methodType(void.class, Object.class, Object.class);
+
+  private final transient Map<Class<?>, Accessors> accessors = new ConcurrentHashMap<>();
+
+  @Override
+  public ValueDeserializer<?> modifyDeserializer(
+      DeserializationConfig config,
+      BeanDescription.Supplier beanDesc,
+      ValueDeserializer<?> deserializer) {
+    Class<?> type = beanDesc.getBeanClass();
+    if (!type.getName().startsWith("io.fabric8.kubernetes.")) {
+      return deserializer;
+    }
+    Accessors a = accessors.computeIfAbsent(type, Accessors::of);
+    return a.isEmpty() ? deserializer : new Compacting(deserializer, type, a);
+  }
+
+  /** The list and map properties of one model class, as getter/setter pairs. */
+  record Accessors(MethodHandle[] getters, MethodHandle[] setters, boolean[] untyped) {
+
+    boolean isEmpty() {
+      return getters.length == 0;
+    }
+
+    static Accessors of(Class<?> type) {
+      List<MethodHandle> getters = new ArrayList<>();
+      List<MethodHandle> setters = new ArrayList<>();
+      List<Boolean> untyped = new ArrayList<>();
+      MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+      for (Method getter : type.getMethods()) {
+        Class<?> t = getter.getReturnType();
+        String name = getter.getName();
+        if (getter.getParameterCount() != 0 || Modifier.isStatic(getter.getModifiers())
+            || getter.isDefault() || !name.startsWith("get") || name.length() < 4
+            || !(t == List.class || t == Map.class)) {
+          continue;
+        }
+        String property = Character.toLowerCase(name.charAt(3)) + name.substring(4);
+        Field field = field(type, property);
+        if (field == null || field.getType() != t) {
+          continue;
+        }
+        try {
+          Method setter = type.getMethod("set" + name.substring(3), t);
+          getters.add(lookup.unreflect(getter).asType(GETTER));
+          setters.add(lookup.unreflect(setter).asType(SETTER));
+          untyped.add(name.equals("getAdditionalProperties"));
+        } catch (NoSuchMethodException | IllegalAccessException e) {
+          // No public setter of the same type: leave this property alone.
+        }
+      }
+      boolean[] u = new boolean[untyped.size()];
+      for (int i = 0; i < u.length; i++) {
+        u[i] = untyped.get(i);
+      }
+      return new Accessors(
+          getters.toArray(new MethodHandle[0]), setters.toArray(new MethodHandle[0]), u);
+    }
+
+    private static @Nullable Field field(Class<?> type, String name) {
+      for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+        try {
+          return c.getDeclaredField(name);
+        } catch (NoSuchFieldException e) {
+          // look in the superclass
+        }
+      }
+      return null;
+    }
+
+    void compact(Object bean) {
+      try {
+        for (int i = 0; i < getters.length; i++) {
+          Object value = getters[i].invokeExact(bean);
+          if (value instanceof Map<?, ?> m) {
+            if (m.isEmpty()) {
+              if (m != Collections.emptyMap()) {
+                setters[i].invokeExact(bean, (Object) Collections.emptyMap());
+              }
+            } else if (untyped[i]) {
+              compactValues(m);
+            }
+          } else if (value instanceof List<?> l && l.isEmpty() && l != Collections.emptyList()) {
+            setters[i].invokeExact(bean, (Object) Collections.emptyList());
+          }
+        }
+      } catch (RuntimeException | Error e) {
+        throw e;
+      } catch (Throwable e) {
+        throw new IllegalStateException("compacting " + bean.getClass().getName(), e);
+      }
+    }
+  }
+
+  /** Replaces empty maps and lists nested in an untyped value with the shared empty ones. */
+  static Object compactUntyped(Object value) {
+    if (value instanceof Map<?, ?> m) {
+      if (m.isEmpty()) {
+        return Collections.emptyMap();
+      }
+      compactValues(m);
+    } else if (value instanceof List<?> l) {
+      if (l.isEmpty()) {
+        return Collections.emptyList();
+      }
+      if (l instanceof ArrayList<?>) {
+        @SuppressWarnings("unchecked")
+        ListIterator<Object> it = ((List<Object>) l).listIterator();
+        while (it.hasNext()) {
+          Object v = it.next();
+          Object c = compactUntyped(v);
+          if (c != v) {
+            it.set(c);
+          }
+        }
+      }
+    }
+    return value;
+  }
+
+  private static void compactValues(Map<?, ?> m) {
+    // Only Jackson's own untyped maps are written to (setValue is not a structural change).
+    if (!(m instanceof LinkedHashMap<?, ?> || m.getClass() == HashMap.class)) {
+      return;
+    }
+    @SuppressWarnings("unchecked")
+    Map<Object, Object> map = (Map<Object, Object>) m;
+    // replaceAll, not entrySet(): the latter would leave a cached entry-set view in every map.
+    map.replaceAll((k, v) -> compactUntyped(v));
+  }
+
+  /** A fabric8 bean deserializer followed by {@link Accessors#compact}. */
+  static final class Compacting extends DelegatingDeserializer {
+
+    private final Class<?> type;
+    private final Accessors accessors;
+
+    Compacting(ValueDeserializer<?> delegate, Class<?> type, Accessors accessors) {
+      super(delegate);
+      this.type = type;
+      this.accessors = accessors;
+    }
+
+    @Override
+    protected ValueDeserializer<?> newDelegatingInstance(ValueDeserializer<?> newDelegatee) {
+      return new Compacting(newDelegatee, type, accessors);
+    }
+
+    @Override
+    public @Nullable Object deserialize(JsonParser p, DeserializationContext ctxt)
+        throws JacksonException {
+      return compact(super.deserialize(p, ctxt));
+    }
+
+    @Override
+    public @Nullable Object deserialize(JsonParser p, DeserializationContext ctxt, Object into)
+        throws JacksonException {
+      return compact(super.deserialize(p, ctxt, into));
+    }
+
+    @Override
+    public @Nullable Object deserializeWithType(
+        JsonParser p, DeserializationContext ctxt, TypeDeserializer typeDeserializer)
+        throws JacksonException {
+      return compact(super.deserializeWithType(p, ctxt, typeDeserializer));
+    }
+
+    private @Nullable Object compact(@Nullable Object bean) {
+      if (bean != null && bean.getClass() == type) {
+        accessors.compact(bean);
+      }
+      return bean;
+    }
+  }
+}
