@@ -39,8 +39,23 @@ final class HttpCalls {
   private final JsonMapper mapper;
   private final StatusCodec statusCodec;
   private final HttpTimeouts timeouts;
+  /** The same calls decoding with the cache mapper; {@code this} when both mappers are one. */
+  private final HttpCalls forCache;
 
   HttpCalls(OkHttpClient client, HttpUrl baseUrl, JsonMapper mapper, HttpTimeouts timeouts) {
+    this(client, baseUrl, mapper, mapper, timeouts);
+  }
+
+  /**
+   * Calls decoding objects for callers with {@code mapper} and objects for informer caches (see
+   * {@link #forCache()}) with {@code cacheMapper}.
+   */
+  HttpCalls(
+      OkHttpClient client,
+      HttpUrl baseUrl,
+      JsonMapper mapper,
+      JsonMapper cacheMapper,
+      HttpTimeouts timeouts) {
     this.client = Objects.requireNonNull(client, "client");
     this.baseUrl = Objects.requireNonNull(baseUrl, "baseUrl");
     this.mapper = Objects.requireNonNull(mapper, "mapper");
@@ -50,6 +65,27 @@ final class HttpCalls {
     // lasts minutes) and a per-call read timeout instead: the inactivity guard.
     this.watchClient =
         client.newBuilder().callTimeout(Duration.ZERO).addInterceptor(HttpCalls::watchIdle).build();
+    Objects.requireNonNull(cacheMapper, "cacheMapper");
+    this.forCache = cacheMapper == mapper ? this : new HttpCalls(this, cacheMapper);
+  }
+
+  private HttpCalls(HttpCalls plain, JsonMapper cacheMapper) {
+    this.client = plain.client;
+    this.watchClient = plain.watchClient;
+    this.baseUrl = plain.baseUrl;
+    this.mapper = cacheMapper;
+    this.statusCodec = plain.statusCodec;
+    this.timeouts = plain.timeouts;
+    this.forCache = this;
+  }
+
+  /**
+   * These calls with the mapper for objects that go into informer caches ({@link
+   * Codecs#newCacheMapper}: lighter, with shared immutable empty collections), sharing everything
+   * else.
+   */
+  HttpCalls forCache() {
+    return forCache;
   }
 
   private static Response watchIdle(Interceptor.Chain chain) throws IOException {
