@@ -47,7 +47,7 @@ final class Codecs {
    */
   static JsonMapper newCacheMapper(StringPool pool) {
     SimpleModule empties = new SimpleModule("kinformer-shared-empties");
-    empties.setDeserializerModifier(new SharedEmpties());
+    empties.setDeserializerModifier(new SharedEmpties(pool));
     return builder(pool).addModule(empties).build();
   }
 

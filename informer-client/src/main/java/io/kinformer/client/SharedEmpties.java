@@ -1,5 +1,6 @@
 package io.kinformer.client;
 
+import io.fabric8.kubernetes.api.model.Quantity;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -64,6 +65,11 @@ final class SharedEmpties extends ValueDeserializerModifier {
       MethodType.methodType(void.class, Object.class, Object.class);
 
   private final transient Map<Class<?>, Accessors> accessors = new ConcurrentHashMap<>();
+  private final transient StringPool pool;
+
+  SharedEmpties(StringPool pool) {
+    this.pool = pool;
+  }
 
   @Override
   public ValueDeserializer<?> modifyDeserializer(
@@ -75,7 +81,7 @@ final class SharedEmpties extends ValueDeserializerModifier {
       return deserializer;
     }
     Accessors a = accessors.computeIfAbsent(type, Accessors::of);
-    return a.isEmpty() ? deserializer : new Compacting(deserializer, type, a);
+    return a.isEmpty() ? deserializer : new Compacting(deserializer, type, a, pool);
   }
 
   /** The list and map properties of one model class, as getter/setter pairs. */
@@ -95,7 +101,7 @@ final class SharedEmpties extends ValueDeserializerModifier {
         String name = getter.getName();
         if (getter.getParameterCount() != 0 || Modifier.isStatic(getter.getModifiers())
             || getter.isDefault() || !name.startsWith("get") || name.length() < 4
-            || !(t == List.class || t == Map.class)) {
+            || !(t == List.class || t == Map.class || t == Quantity.class)) {
           continue;
         }
         String property = Character.toLowerCase(name.charAt(3)) + name.substring(4);
@@ -131,7 +137,7 @@ final class SharedEmpties extends ValueDeserializerModifier {
       return null;
     }
 
-    void compact(Object bean) {
+    void compact(Object bean, StringPool pool) {
       try {
         for (int i = 0; i < getters.length; i++) {
           Object value = getters[i].invokeExact(bean);
@@ -140,11 +146,30 @@ final class SharedEmpties extends ValueDeserializerModifier {
               if (m != Collections.emptyMap()) {
                 setters[i].invokeExact(bean, (Object) Collections.emptyMap());
               }
-            } else if (untyped[i]) {
-              compactValues(m);
+              continue;
             }
-          } else if (value instanceof List<?> l && l.isEmpty() && l != Collections.emptyList()) {
-            setters[i].invokeExact(bean, (Object) Collections.emptyList());
+            if (untyped[i]) {
+              compactValues(m);
+            } else {
+              m.forEach((k, v) -> {
+                if (v instanceof Quantity q) {
+                  compactQuantity(q, pool);
+                }
+              });
+            }
+            if (isPlain(m) && m.size() <= SmallMap.MAX_SIZE) {
+              setters[i].invokeExact(bean, (Object) new SmallMap<>(m));
+            }
+          } else if (value instanceof List<?> l) {
+            if (l.isEmpty()) {
+              if (l != Collections.emptyList()) {
+                setters[i].invokeExact(bean, (Object) Collections.emptyList());
+              }
+            } else if (l instanceof ArrayList<?> a) {
+              a.trimToSize();
+            }
+          } else if (value instanceof Quantity q) {
+            compactQuantity(q, pool);
           }
         }
       } catch (RuntimeException | Error e) {
@@ -155,6 +180,23 @@ final class SharedEmpties extends ValueDeserializerModifier {
     }
   }
 
+  /**
+   * A decoded {@link Quantity} (fabric8's own deserializer builds it, so no String deserializer
+   * sees its parts): pooled amount and format, shared empty {@code additionalProperties}.
+   */
+  static void compactQuantity(Quantity q, StringPool pool) {
+    if (q.getAmount() != null) {
+      q.setAmount(pool.get(q.getAmount()));
+    }
+    if (q.getFormat() != null) {
+      q.setFormat(pool.get(q.getFormat()));
+    }
+    Map<String, Object> extra = q.getAdditionalProperties();
+    if (extra != null && extra.isEmpty() && extra != (Map<?, ?>) Collections.emptyMap()) {
+      q.setAdditionalProperties(Collections.emptyMap());
+    }
+  }
+
   /** Replaces empty maps and lists nested in an untyped value with the shared empty ones. */
   static Object compactUntyped(Object value) {
     if (value instanceof Map<?, ?> m) {
@@ -162,11 +204,15 @@ final class SharedEmpties extends ValueDeserializerModifier {
         return Collections.emptyMap();
       }
       compactValues(m);
+      if (isPlain(m) && m.size() <= SmallMap.MAX_SIZE) {
+        return new SmallMap<>(m);
+      }
     } else if (value instanceof List<?> l) {
       if (l.isEmpty()) {
         return Collections.emptyList();
       }
-      if (l instanceof ArrayList<?>) {
+      if (l instanceof ArrayList<?> a) {
+        a.trimToSize();
         @SuppressWarnings("unchecked")
         ListIterator<Object> it = ((List<Object>) l).listIterator();
         while (it.hasNext()) {
@@ -181,9 +227,14 @@ final class SharedEmpties extends ValueDeserializerModifier {
     return value;
   }
 
+  /** Whether {@code m} is one of the maps Jackson builds (not sorted, not immutable, not ours). */
+  private static boolean isPlain(Map<?, ?> m) {
+    return m.getClass() == LinkedHashMap.class || m.getClass() == HashMap.class;
+  }
+
   private static void compactValues(Map<?, ?> m) {
-    // Only Jackson's own untyped maps are written to (setValue is not a structural change).
-    if (!(m instanceof LinkedHashMap<?, ?> || m.getClass() == HashMap.class)) {
+    // Only Jackson's own untyped maps are written to (replacing values is no structural change).
+    if (!isPlain(m)) {
       return;
     }
     @SuppressWarnings("unchecked")
@@ -197,16 +248,18 @@ final class SharedEmpties extends ValueDeserializerModifier {
 
     private final Class<?> type;
     private final Accessors accessors;
+    private final StringPool pool;
 
-    Compacting(ValueDeserializer<?> delegate, Class<?> type, Accessors accessors) {
+    Compacting(ValueDeserializer<?> delegate, Class<?> type, Accessors accessors, StringPool pool) {
       super(delegate);
       this.type = type;
       this.accessors = accessors;
+      this.pool = pool;
     }
 
     @Override
     protected ValueDeserializer<?> newDelegatingInstance(ValueDeserializer<?> newDelegatee) {
-      return new Compacting(newDelegatee, type, accessors);
+      return new Compacting(newDelegatee, type, accessors, pool);
     }
 
     @Override
@@ -230,7 +283,7 @@ final class SharedEmpties extends ValueDeserializerModifier {
 
     private @Nullable Object compact(@Nullable Object bean) {
       if (bean != null && bean.getClass() == type) {
-        accessors.compact(bean);
+        accessors.compact(bean, pool);
       }
       return bean;
     }
