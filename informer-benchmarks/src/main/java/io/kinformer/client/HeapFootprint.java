@@ -25,10 +25,12 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Where the bytes of a decoded pod go: decodes {@code n} realistic pods ({@link Pods}) with plain
- * Jackson and with kinformer's codec mappers, then (1) walks each object graph and sums shallow
- * sizes by category, with a layout model read from {@code sun.misc.Unsafe} field offsets (the same
- * idea as JOL, which is not available here), and (2) measures retained heap with {@code
- * System.gc()} and {@code MemoryMXBean} before and after holding the pods.
+ * Jackson and with kinformer's codec mappers (REST: pooled strings; cache: the informers'), then
+ * (1) walks each object graph and sums shallow sizes by category, with a layout model read from
+ * {@code sun.misc.Unsafe} field offsets (the same idea as JOL, which is not available here), (2)
+ * measures retained heap with {@code System.gc()} and {@code MemoryMXBean} before and after
+ * holding the pods, and (3) the decoding CPU time per pod of each mapper. It also checks that each
+ * mapper decodes pods equal to plain Jackson's.
  *
  * <p>Run: {@code java -cp informer-benchmarks/target/benchmarks.jar
  * io.kinformer.client.HeapFootprint [n]} (n defaults to 10,000).
@@ -70,6 +72,33 @@ public final class HeapFootprint {
       for (Map.Entry<String, ObjectReader> e : readers.entrySet()) {
         retained(e.getKey(), e.getValue(), bytes);
       }
+    }
+    decodeCpu(readers, bytes);
+  }
+
+  /**
+   * Decode cost per pod in thread CPU time (less disturbed than wall time on a shared machine):
+   * 15 alternating rounds over all pods per decoder, the first 5 discarded as warm-up; median.
+   */
+  private static void decodeCpu(Map<String, ObjectReader> readers, List<byte[]> bytes) {
+    java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    Map<String, List<Double>> perPod = new java.util.LinkedHashMap<>();
+    for (int round = 0; round < 15; round++) {
+      for (Map.Entry<String, ObjectReader> e : readers.entrySet()) {
+        long start = threads.getCurrentThreadCpuTime();
+        List<Pod> pods = decode(e.getValue(), bytes);
+        long cpu = threads.getCurrentThreadCpuTime() - start;
+        if (round >= 5) {
+          perPod.computeIfAbsent(e.getKey(), k -> new ArrayList<>())
+              .add(cpu / 1000.0 / pods.size());
+        }
+      }
+    }
+    for (Map.Entry<String, List<Double>> e : perPod.entrySet()) {
+      List<Double> v = new ArrayList<>(e.getValue());
+      v.sort(null);
+      System.out.printf("decode CPU %-16s median %.2f µs/pod (min %.2f, max %.2f)%n", e.getKey(),
+          v.get(v.size() / 2), v.get(0), v.get(v.size() - 1));
     }
   }
 

@@ -40,15 +40,16 @@ final class Codecs {
   }
 
   /**
-   * The mapper of the informers' list and watch codecs: {@link #newMapper(StringPool)}, and empty
-   * collections of model objects are the shared immutable empty ones ({@link SharedEmpties}: read
-   * its class comment for what that changes). Only for objects that go into caches, which are
-   * shared and read-only by contract; never for objects handed to a caller to modify.
+   * The mapper of the informers' list and watch codecs: {@link #newMapper(StringPool)}, and decoded
+   * model objects are compacted ({@link CacheCompactor}: shared immutable empty collections, small
+   * array maps; read its class comment for what that changes). A realistic pod then retains about
+   * 4.7 KB instead of 16 KB. Only for objects that go into caches, which are shared and read-only
+   * by contract; never for objects handed to a caller to modify.
    */
   static JsonMapper newCacheMapper(StringPool pool) {
-    SimpleModule empties = new SimpleModule("kinformer-shared-empties");
-    empties.setDeserializerModifier(new SharedEmpties(pool));
-    return builder(pool).addModule(empties).build();
+    SimpleModule compactor = new SimpleModule("kinformer-cache-compactor");
+    compactor.setDeserializerModifier(new CacheCompactor(pool));
+    return builder(pool).addModule(compactor).build();
   }
 
   /** {@link #newCacheMapper(StringPool)} with a pool of its own. */

@@ -1,5 +1,7 @@
 package io.kinformer.client;
 
+import java.util.Arrays;
+
 /**
  * A bounded, lossy canonicalizing cache of short strings, so that equal values decoded from many
  * objects (namespaces, node names, label values, images, condition types, "True") share one {@code
@@ -8,15 +10,16 @@ package io.kinformer.client;
  * <p>Design: a direct-mapped table of {@value #SLOTS} slots, indexed by a hash of the characters.
  * A lookup that finds an equal string in its slot returns it; otherwise it creates the string and
  * puts it in the slot, evicting whatever was there. There is no global intern and no growth: the
- * table holds at most {@value #SLOTS} strings of at most {@value #MAX_LENGTH} characters, so a
- * pool retains at most about {@code SLOTS × (40 + MAX_LENGTH)} bytes (~1.4 MB) plus the table
- * (32 KB), and typically far less. Unique values (uids, names, resourceVersions) evict slots at
+ * table holds at most {@value #SLOTS} strings of at most {@value #MAX_LENGTH} characters, each
+ * with a copy of its characters for fast comparison, so a pool retains at most about {@code SLOTS
+ * × (80 + 3 × MAX_LENGTH)} bytes (~3.8 MB) plus the table (32 KB), and typically (strings of 10
+ * to 40 characters) under 1.5 MB. Unique values (uids, names, resourceVersions) evict slots at
  * random; a value that recurs every few hundred objects survives that with high probability, and a
  * lost slot only costs one extra copy.
  *
  * <p>Thread safety: thread-safe without locks. Slots are read and written racily; that is safe
- * because {@code String} is immutable with final fields (a racy read sees a null, an older or a
- * newer, always fully constructed string), and every hit is checked for equality, so the worst
+ * because entries are immutable with final fields (a racy read sees a null, an older or a newer,
+ * always fully constructed entry), and every hit is checked for equality, so the worst
  * outcome of a race is a missed sharing, never a wrong value.
  */
 final class StringPool {
@@ -27,7 +30,13 @@ final class StringPool {
   /** Longer strings are never pooled: long values are rarely repeated and costly to compare. */
   static final int MAX_LENGTH = 128;
 
-  private final String[] slots = new String[SLOTS];
+  /**
+   * A pooled string with its characters and hash: lookups compare against {@code chars} with the
+   * vectorized {@link Arrays#equals(char[], int, int, char[], int, int)}.
+   */
+  private record Entry(String string, char[] chars, int hash) {}
+
+  private final Entry[] slots = new Entry[SLOTS];
 
   /**
    * The pooled string equal to {@code chars[offset, offset + length)}, created if not pooled.
@@ -41,16 +50,18 @@ final class StringPool {
       return "";
     }
     int h = 0;
-    for (int i = offset, end = offset + length; i < end; i++) {
+    int end = offset + length;
+    for (int i = offset; i < end; i++) {
       h = 31 * h + chars[i];
     }
     int index = (h ^ (h >>> 15)) & (SLOTS - 1);
-    String pooled = slots[index];
-    if (pooled != null && equal(pooled, chars, offset, length)) {
-      return pooled;
+    Entry e = slots[index];
+    if (e != null && e.hash == h && Arrays.equals(e.chars, 0, e.chars.length, chars, offset, end)) {
+      return e.string;
     }
-    String s = new String(chars, offset, length);
-    slots[index] = s;
+    char[] copy = Arrays.copyOfRange(chars, offset, end);
+    String s = new String(copy);
+    slots[index] = new Entry(s, copy, h);
     return s;
   }
 
@@ -62,34 +73,22 @@ final class StringPool {
     }
     int h = s.hashCode();
     int index = (h ^ (h >>> 15)) & (SLOTS - 1);
-    String pooled = slots[index];
-    if (pooled != null && pooled.equals(s)) {
-      return pooled;
+    Entry e = slots[index];
+    if (e != null && e.hash == h && e.string.equals(s)) {
+      return e.string;
     }
-    slots[index] = s;
+    slots[index] = new Entry(s, s.toCharArray(), h);
     return s;
   }
 
   /** The number of occupied slots (for tests; racy). */
   int size() {
     int n = 0;
-    for (String s : slots) {
-      if (s != null) {
+    for (Entry e : slots) {
+      if (e != null) {
         n++;
       }
     }
     return n;
-  }
-
-  private static boolean equal(String pooled, char[] chars, int offset, int length) {
-    if (pooled.length() != length) {
-      return false;
-    }
-    for (int i = 0; i < length; i++) {
-      if (pooled.charAt(i) != chars[offset + i]) {
-        return false;
-      }
-    }
-    return true;
   }
 }

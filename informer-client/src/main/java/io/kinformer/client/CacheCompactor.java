@@ -27,36 +27,48 @@ import tools.jackson.databind.deser.std.DelegatingDeserializer;
 import tools.jackson.databind.jsontype.TypeDeserializer;
 
 /**
- * For the informers' codecs: replaces the empty collections of decoded fabric8 model objects with
- * the shared immutable {@link Collections#emptyMap()} and {@link Collections#emptyList()}.
+ * For the informers' codecs: makes decoded fabric8 model objects lighter in memory, right after
+ * Jackson builds each of them, without changing what they are equal to.
  *
  * <p>Why: every fabric8 model object allocates its own {@code additionalProperties}
- * {@code LinkedHashMap} (56 bytes, almost always empty), and many allocate empty {@code
- * ArrayList}s and {@code LinkedHashMap}s for every list and map property in their constructor
+ * {@code LinkedHashMap} (56 bytes, almost always empty), and many allocate an empty {@code
+ * ArrayList} or {@code LinkedHashMap} for every list and map property in their constructor
  * ({@code ObjectMeta}: labels, annotations, finalizers, ownerReferences, managedFields; {@code
- * Container}: args, command, env, ports, ...). A realistic pod carries about 35 empty maps and 35
- * empty lists (2.8 KB); {@code managedFields}' {@code FieldsV1} trees add one empty map per leaf
- * ({@code "f:image": {}}).
+ * Container}: args, command, env, ports, ...): a realistic pod carries about 35 empty maps and 35
+ * empty lists (2.8 KB). {@code managedFields}' {@code FieldsV1} trees are maps of maps with one
+ * empty map per leaf ({@code "f:image": {}}). A {@code LinkedHashMap} of a few entries costs
+ * 56 + 80 + 40 per entry bytes; an {@code ArrayList} of one element 24 + 56. {@link
+ * io.fabric8.kubernetes.api.model.Quantity}'s own deserializer builds its strings and an empty
+ * {@code HashMap} per quantity. See docs/heap-notes.md for the measured breakdown.
  *
- * <p>How: a {@link ValueDeserializerModifier} wraps the bean deserializer of every fabric8 model
- * class that has list or map properties; right after the bean is built, the wrapper reads each
- * such property through its public getter and, if the collection is empty, sets the shared empty
- * one through the public setter. Inside untyped values ({@code additionalProperties}, {@code
- * FieldsV1}, the body of a {@code GenericKubernetesResource}) nested empty maps and lists are
- * replaced the same way. Accessors are looked up once per class (method handles).
+ * <p>What, per decoded model object, through its public getters and setters (looked up once per
+ * class as method handles):
  *
- * <p>What users see: the objects are {@code equals()} (and hash) to plain Jackson's, serialize to
- * the same JSON and copy into fabric8 builders as before ({@code new PodBuilder(pod)} copies every
- * collection). Adding to an empty collection of such an object throws {@code
- * UnsupportedOperationException}, where plain Jackson's object would be modified; removing from it
- * or clearing it does nothing, as before. That is why only the informers' codecs use this: cached
- * objects are shared and read-only by contract, and a transform that adds to a collection must set
- * a new one instead. Objects the REST client returns ({@code get}, {@code list}, {@code create},
- * ...) are the caller's to modify and are decoded without it.
+ * <ul>
+ *   <li>an empty list or map property becomes the shared immutable {@link
+ *       Collections#emptyList()} / {@link Collections#emptyMap()};
+ *   <li>a non-empty map of at most {@value SmallMap#MAX_SIZE} entries becomes a {@link SmallMap}
+ *       (ordered, modifiable); a non-empty {@code ArrayList} is trimmed to its size;
+ *   <li>inside untyped values ({@code additionalProperties}, {@code FieldsV1}, the body of a
+ *       {@code GenericKubernetesResource}) nested maps and lists get the same treatment;
+ *   <li>a {@code Quantity} gets pooled amount and format strings and the shared empty {@code
+ *       additionalProperties}.
+ * </ul>
  *
- * <p>Thread safety: thread-safe (accessor tables are built once per class in a concurrent map).
+ * <p>What users see: the objects are {@code equals()} (and hash) to plain Jackson's, print and
+ * serialize to the same JSON and copy into fabric8 builders as before ({@code new
+ * PodBuilder(pod)} copies every collection). The one difference: adding to an empty collection of
+ * such an object throws {@code UnsupportedOperationException}, where plain Jackson's object would
+ * be modified (removing from it or clearing it still does nothing). That is why only the
+ * informers' codecs use this: cached objects are shared and read-only by contract, and a transform
+ * that adds to a collection must set a new one instead. Objects the REST client returns ({@code
+ * get}, {@code list}, {@code watch}, {@code create}, ...) are the caller's to modify and are
+ * decoded without it.
+ *
+ * <p>Thread safety: thread-safe (accessor tables are built once per class in a concurrent map;
+ * each decoded object is worked on by the decoding thread only).
  */
-final class SharedEmpties extends ValueDeserializerModifier {
+final class CacheCompactor extends ValueDeserializerModifier {
 
   private static final long serialVersionUID = 1L;
 
@@ -67,7 +79,7 @@ final class SharedEmpties extends ValueDeserializerModifier {
   private final transient Map<Class<?>, Accessors> accessors = new ConcurrentHashMap<>();
   private final transient StringPool pool;
 
-  SharedEmpties(StringPool pool) {
+  CacheCompactor(StringPool pool) {
     this.pool = pool;
   }
 
