@@ -62,7 +62,8 @@ public class CacheCodecBenchmark {
   public void setUp() {
     JsonMapper mapper = Pods.mapper();
     ByteArrayOutputStream p = new ByteArrayOutputStream();
-    p.writeBytes(("{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"7\","
+    p.writeBytes(("{\"kind\":\"PodList\",\"apiVersion\":\"v1\","
+        + "\"metadata\":{\"resourceVersion\":\"7\","
         + "\"continue\":\"abc\"},\"items\":[").getBytes(StandardCharsets.US_ASCII));
     for (int i = 0; i < PAGE; i++) {
       if (i > 0) {

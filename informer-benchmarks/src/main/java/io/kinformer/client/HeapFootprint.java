@@ -193,7 +193,7 @@ public final class HeapFootprint {
       }
     }
     System.out.printf("  %-58s %15s %,7d B%n", "TOTAL", "", sum / n);
-    System.out.printf("  duplicate strings (an equal String already seen): %.1f per pod, %,d B/pod%n",
+    System.out.printf("  duplicate strings (equal to one already seen): %.1f per pod, %,d B/pod%n",
         stringDup[0] / (double) n, stringDup[1] / n);
   }
 

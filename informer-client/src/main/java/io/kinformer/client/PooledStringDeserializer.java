@@ -32,7 +32,8 @@ final class PooledStringDeserializer extends ValueDeserializer<String> {
   }
 
   @Override
-  public @Nullable String deserialize(JsonParser p, DeserializationContext ctxt) throws JacksonException {
+  public @Nullable String deserialize(JsonParser p, DeserializationContext ctxt)
+      throws JacksonException {
     if (p.hasToken(JsonToken.VALUE_STRING)) {
       if (p.hasStringCharacters()) {
         return pool.get(p.getStringCharacters(), p.getStringOffset(), p.getStringLength());

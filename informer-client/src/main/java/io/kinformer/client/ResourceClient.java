@@ -163,8 +163,8 @@ public final class ResourceClient<T extends HasMetadata> {
   /**
    * The {@link ListerWatcher} of this client's namespace and selectors, for an informer. Its
    * objects are decoded for a cache, which shares them read-only: their empty collections are
-   * immutable (adding to one throws); {@link #list()} and {@link #watch(ListOptions)} return objects
-   * the caller may modify.
+   * immutable (adding to one throws); {@link #list()} and {@link #watch(ListOptions)} return
+   * objects the caller may modify.
    */
   public ListerWatcher<T> listerWatcher() {
     return listerWatcher(UnaryOperator.identity());
