@@ -1,9 +1,6 @@
 package io.kinformer.client;
 
 import io.fabric8.kubernetes.api.model.Quantity;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -41,8 +38,8 @@ import tools.jackson.databind.jsontype.TypeDeserializer;
  * io.fabric8.kubernetes.api.model.Quantity}'s own deserializer builds its strings and an empty
  * {@code HashMap} per quantity. See docs/heap-notes.md for the measured breakdown.
  *
- * <p>What, per decoded model object, through its public getters and setters (looked up once per
- * class as method handles):
+ * <p>What, per decoded model object, on the fields behind its public getter/setter pairs (looked up
+ * once per class):
  *
  * <ul>
  *   <li>an empty list or map property becomes the shared immutable {@link
@@ -72,10 +69,6 @@ final class CacheCompactor extends ValueDeserializerModifier {
 
   private static final long serialVersionUID = 1L;
 
-  private static final MethodType GETTER = MethodType.methodType(Object.class, Object.class);
-  private static final MethodType SETTER =
-      MethodType.methodType(void.class, Object.class, Object.class);
-
   private final transient Map<Class<?>, Accessors> accessors = new ConcurrentHashMap<>();
   private final transient StringPool pool;
 
@@ -96,18 +89,23 @@ final class CacheCompactor extends ValueDeserializerModifier {
     return a.isEmpty() ? deserializer : new Compacting(deserializer, type, a, pool);
   }
 
-  /** The list and map properties of one model class, as getter/setter pairs. */
-  record Accessors(MethodHandle[] getters, MethodHandle[] setters, boolean[] untyped) {
+  /**
+   * The list, map and Quantity properties of one model class, as their fields. Fields, not the
+   * getters and setters: JDK 17 reads and writes a {@link Field} through {@code Unsafe} without
+   * generating code, while a {@code Method} or a method handle called from many sites is compiled
+   * into a class of its own per accessor, which cost about a second of CPU at start-up (measured:
+   * sync CPU of 10,000 pods). Only fields that a public getter/setter pair of the same name and
+   * type exposes are touched, so nothing is set that a user could not set.
+   */
+  record Accessors(Field[] fields, boolean[] untyped) {
 
     boolean isEmpty() {
-      return getters.length == 0;
+      return fields.length == 0;
     }
 
     static Accessors of(Class<?> type) {
-      List<MethodHandle> getters = new ArrayList<>();
-      List<MethodHandle> setters = new ArrayList<>();
+      List<Field> fields = new ArrayList<>();
       List<Boolean> untyped = new ArrayList<>();
-      MethodHandles.Lookup lookup = MethodHandles.publicLookup();
       for (Method getter : type.getMethods()) {
         Class<?> t = getter.getReturnType();
         String name = getter.getName();
@@ -118,24 +116,25 @@ final class CacheCompactor extends ValueDeserializerModifier {
         }
         String property = Character.toLowerCase(name.charAt(3)) + name.substring(4);
         Field field = field(type, property);
-        if (field == null || field.getType() != t) {
+        if (field == null || field.getType() != t || Modifier.isStatic(field.getModifiers())
+            || Modifier.isFinal(field.getModifiers())) {
           continue;
         }
         try {
-          Method setter = type.getMethod("set" + name.substring(3), t);
-          getters.add(lookup.unreflect(getter).asType(GETTER));
-          setters.add(lookup.unreflect(setter).asType(SETTER));
+          type.getMethod("set" + name.substring(3), t);
+          field.setAccessible(true);
+          fields.add(field);
           untyped.add(name.equals("getAdditionalProperties"));
-        } catch (NoSuchMethodException | IllegalAccessException e) {
-          // No public setter of the same type: leave this property alone.
+        } catch (NoSuchMethodException | RuntimeException e) {
+          // No public setter of the same type, or the field is not accessible (a named module
+          // that does not open its package): leave this property alone.
         }
       }
       boolean[] u = new boolean[untyped.size()];
       for (int i = 0; i < u.length; i++) {
         u[i] = untyped.get(i);
       }
-      return new Accessors(
-          getters.toArray(new MethodHandle[0]), setters.toArray(new MethodHandle[0]), u);
+      return new Accessors(fields.toArray(new Field[0]), u);
     }
 
     private static @Nullable Field field(Class<?> type, String name) {
@@ -151,12 +150,13 @@ final class CacheCompactor extends ValueDeserializerModifier {
 
     void compact(Object bean, StringPool pool) {
       try {
-        for (int i = 0; i < getters.length; i++) {
-          Object value = getters[i].invokeExact(bean);
+        for (int i = 0; i < fields.length; i++) {
+          Field f = fields[i];
+          Object value = f.get(bean);
           if (value instanceof Map<?, ?> m) {
             if (m.isEmpty()) {
               if (m != Collections.emptyMap()) {
-                setters[i].invokeExact(bean, (Object) Collections.emptyMap());
+                f.set(bean, Collections.emptyMap());
               }
               continue;
             }
@@ -170,12 +170,12 @@ final class CacheCompactor extends ValueDeserializerModifier {
               });
             }
             if (isPlain(m) && m.size() <= SmallMap.MAX_SIZE) {
-              setters[i].invokeExact(bean, (Object) new SmallMap<>(m));
+              f.set(bean, new SmallMap<>(m));
             }
           } else if (value instanceof List<?> l) {
             if (l.isEmpty()) {
               if (l != Collections.emptyList()) {
-                setters[i].invokeExact(bean, (Object) Collections.emptyList());
+                f.set(bean, Collections.emptyList());
               }
             } else if (l instanceof ArrayList<?> a) {
               a.trimToSize();
@@ -184,9 +184,7 @@ final class CacheCompactor extends ValueDeserializerModifier {
             compactQuantity(q, pool);
           }
         }
-      } catch (RuntimeException | Error e) {
-        throw e;
-      } catch (Throwable e) {
+      } catch (IllegalAccessException e) {
         throw new IllegalStateException("compacting " + bean.getClass().getName(), e);
       }
     }
