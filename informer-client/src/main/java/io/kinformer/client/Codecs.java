@@ -5,6 +5,7 @@ import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.module.SimpleModule;
 
 /**
  * The JSON mapper our codecs use when the caller brings none.
@@ -23,16 +24,50 @@ final class Codecs {
    * <p>A single JSON string may not exceed {@link #MAX_STRING_CHARS}: etcd refuses objects above
    * about 1.5 MiB, so anything far larger comes from a broken or hostile server, and refusing it
    * bounds the memory one value can take (Jackson's own default is 100 M characters).
+   *
+   * <p>Decoded strings are canonicalized through {@code pool} ({@link PooledStringDeserializer}):
+   * equal short values of many objects share one {@code String}. That is invisible to users
+   * ({@code String} is immutable) and cuts the retained heap of a realistic pod by about a quarter.
+   * Map keys need no pool: Jackson's symbol table already shares property names.
    */
+  static JsonMapper newMapper(StringPool pool) {
+    return builder(pool).build();
+  }
+
+  /** {@link #newMapper(StringPool)} with a pool of its own. */
   static JsonMapper newMapper() {
+    return newMapper(new StringPool());
+  }
+
+  /**
+   * The mapper of the informers' list and watch codecs: {@link #newMapper(StringPool)}, and decoded
+   * model objects are compacted ({@link CacheCompactor}: shared immutable empty collections, small
+   * array maps; read its class comment for what that changes). A realistic pod then retains about
+   * 4.7 KB instead of 16 KB. Only for objects that go into caches, which are shared and read-only
+   * by contract; never for objects handed to a caller to modify.
+   */
+  static JsonMapper newCacheMapper(StringPool pool) {
+    SimpleModule compactor = new SimpleModule("kinformer-cache-compactor");
+    compactor.setDeserializerModifier(new CacheCompactor(pool));
+    return builder(pool).addModule(compactor).build();
+  }
+
+  /** {@link #newCacheMapper(StringPool)} with a pool of its own. */
+  static JsonMapper newCacheMapper() {
+    return newCacheMapper(new StringPool());
+  }
+
+  private static JsonMapper.Builder builder(StringPool pool) {
     JsonFactory factory =
         JsonFactory.builder()
             .streamReadConstraints(
                 StreamReadConstraints.builder().maxStringLength(MAX_STRING_CHARS).build())
             .build();
+    SimpleModule strings = new SimpleModule("kinformer-strings");
+    strings.addDeserializer(String.class, new PooledStringDeserializer(pool));
     return JsonMapper.builder(factory)
         .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-        .build();
+        .addModule(strings);
   }
 
   /** The longest JSON string value the codecs accept: 16 Mi characters. */

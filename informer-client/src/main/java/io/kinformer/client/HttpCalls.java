@@ -46,12 +46,22 @@ final class HttpCalls {
   private final HttpTimeouts timeouts;
   private final @Nullable Executor decodeExecutor;
   private final int decodeThreads;
+  /** The same calls decoding with the cache mapper; {@code this} when both mappers are one. */
+  private final HttpCalls forCache;
 
   HttpCalls(OkHttpClient client, HttpUrl baseUrl, JsonMapper mapper, HttpTimeouts timeouts) {
-    this(client, baseUrl, mapper, timeouts, null, 0);
+    this(client, baseUrl, mapper, mapper, timeouts);
+  }
+
+  HttpCalls(OkHttpClient client, HttpUrl baseUrl, JsonMapper mapper, JsonMapper cacheMapper,
+      HttpTimeouts timeouts) {
+    this(client, baseUrl, mapper, cacheMapper, timeouts, null, 0);
   }
 
   /**
+   * Calls decoding objects for callers with {@code mapper} and objects for informer caches (see
+   * {@link #forCache()}) with {@code cacheMapper}.
+   *
    * @param decodeExecutor threads that help bind large list responses ({@link ParallelListCodec}),
    *     or null to decode lists on the calling thread alone
    * @param decodeThreads the executor's thread count
@@ -60,6 +70,7 @@ final class HttpCalls {
       OkHttpClient client,
       HttpUrl baseUrl,
       JsonMapper mapper,
+      JsonMapper cacheMapper,
       HttpTimeouts timeouts,
       @Nullable Executor decodeExecutor,
       int decodeThreads) {
@@ -74,6 +85,29 @@ final class HttpCalls {
     // lasts minutes) and a per-call read timeout instead: the inactivity guard.
     this.watchClient =
         client.newBuilder().callTimeout(Duration.ZERO).addInterceptor(HttpCalls::watchIdle).build();
+    Objects.requireNonNull(cacheMapper, "cacheMapper");
+    this.forCache = cacheMapper == mapper ? this : new HttpCalls(this, cacheMapper);
+  }
+
+  private HttpCalls(HttpCalls plain, JsonMapper cacheMapper) {
+    this.client = plain.client;
+    this.watchClient = plain.watchClient;
+    this.baseUrl = plain.baseUrl;
+    this.mapper = cacheMapper;
+    this.statusCodec = plain.statusCodec;
+    this.timeouts = plain.timeouts;
+    this.decodeExecutor = plain.decodeExecutor;
+    this.decodeThreads = plain.decodeThreads;
+    this.forCache = this;
+  }
+
+  /**
+   * These calls with the mapper for objects that go into informer caches ({@link
+   * Codecs#newCacheMapper}: lighter, with shared immutable empty collections), sharing everything
+   * else.
+   */
+  HttpCalls forCache() {
+    return forCache;
   }
 
   private static Response watchIdle(Interceptor.Chain chain) throws IOException {

@@ -271,8 +271,11 @@ public final class KubeClient implements AutoCloseable {
       synchronized (this) {
         c = calls;
         if (c == null) {
-          c = new HttpCalls(httpClient, baseUrl, Codecs.newMapper(), HttpTimeouts.DEFAULT,
-              decodeExecutor, options.decodeThreads());
+          // One string pool for both mappers: the REST and the informer objects share values.
+          StringPool pool = new StringPool();
+          c = new HttpCalls(httpClient, baseUrl, Codecs.newMapper(pool),
+              Codecs.newCacheMapper(pool), HttpTimeouts.DEFAULT, decodeExecutor,
+              options.decodeThreads());
           calls = c;
         }
       }

@@ -160,7 +160,12 @@ public final class ResourceClient<T extends HasMetadata> {
     return new ResourceClient<>(calls, type, namespace, labelSelector, emptyToNull(selector));
   }
 
-  /** The {@link ListerWatcher} of this client's namespace and selectors, for an informer. */
+  /**
+   * The {@link ListerWatcher} of this client's namespace and selectors, for an informer. Its
+   * objects are decoded for a cache, which shares them read-only: their empty collections are
+   * immutable (adding to one throws); {@link #list()} and {@link #watch(ListOptions)} return
+   * objects the caller may modify.
+   */
   public ListerWatcher<T> listerWatcher() {
     return listerWatcher(UnaryOperator.identity());
   }
@@ -171,17 +176,25 @@ public final class ResourceClient<T extends HasMetadata> {
    * TweakListOptionsFunc}).
    */
   public ListerWatcher<T> listerWatcher(UnaryOperator<ListOptions> tweak) {
-    return new HttpListerWatcher<>(calls, type, namespace, labelSelector, fieldSelector, tweak);
+    return new HttpListerWatcher<>(
+        calls.forCache(), type, namespace, labelSelector, fieldSelector, tweak);
+  }
+
+  /** As {@link #listerWatcher()}, with objects decoded for the caller (modifiable). */
+  private ListerWatcher<T> callerListerWatcher() {
+    return new HttpListerWatcher<>(
+        calls, type, namespace, labelSelector, fieldSelector, UnaryOperator.identity());
   }
 
   /**
-   * Opens a watch of this client's namespace and selectors (a shortcut for {@code
-   * listerWatcher().watch(options)}); read it with {@link Watch#next()} and close it.
+   * Opens a watch of this client's namespace and selectors (as {@code
+   * listerWatcher().watch(options)}, but its objects are the caller's to modify); read it with
+   * {@link Watch#next()} and close it.
    *
    * @throws ApiException if the server refused the watch
    */
   public Watch<T> watch(ListOptions options) {
-    return listerWatcher().watch(options);
+    return callerListerWatcher().watch(options);
   }
 
   /**
@@ -217,7 +230,7 @@ public final class ResourceClient<T extends HasMetadata> {
   public ListResult<T> list(ListOptions options) {
     ListOptions page = options.limit() == null
         ? options.toBuilder().limit(DEFAULT_PAGE_SIZE).build() : options;
-    ListerWatcher<T> lw = listerWatcher();
+    ListerWatcher<T> lw = callerListerWatcher();
     List<T> items = new ArrayList<>();
     while (true) {
       ListResult<T> result = lw.list(page);
