@@ -1,5 +1,6 @@
 package io.kinformer.client;
 
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
@@ -43,7 +44,9 @@ import tools.jackson.databind.jsontype.TypeDeserializer;
  *
  * <ul>
  *   <li>an empty list or map property becomes the shared immutable {@link
- *       Collections#emptyList()} / {@link Collections#emptyMap()};
+ *       Collections#emptyList()} / {@link Collections#emptyMap()}, except {@code ObjectMeta}'s
+ *       labels, annotations, finalizers, ownerReferences and managedFields, which transforms
+ *       commonly add to (they stay as Jackson made them: about 100 bytes a pod);
  *   <li>a non-empty map of at most {@value SmallMap#MAX_SIZE} entries becomes a {@link SmallMap}
  *       (ordered, modifiable); a non-empty {@code ArrayList} is trimmed to its size;
  *   <li>inside untyped values ({@code additionalProperties}, {@code FieldsV1}, the body of a
@@ -56,9 +59,10 @@ import tools.jackson.databind.jsontype.TypeDeserializer;
  * serialize to the same JSON and copy into fabric8 builders as before ({@code new
  * PodBuilder(pod)} copies every collection). The one difference: adding to an empty collection of
  * such an object throws {@code UnsupportedOperationException}, where plain Jackson's object would
- * be modified (removing from it or clearing it still does nothing). That is why only the
- * informers' codecs use this: cached objects are shared and read-only by contract, and a transform
- * that adds to a collection must set a new one instead. Objects the REST client returns ({@code
+ * be modified (removing from it or clearing it still does nothing), except in the metadata
+ * collections named above. That is why only the informers' codecs use this: cached objects are
+ * shared and read-only by contract, and a transform that adds to another empty collection (say a
+ * container's env) must set a new one instead. Objects the REST client returns ({@code
  * get}, {@code list}, {@code watch}, {@code create}, ...) are the caller's to modify and are
  * decoded without it.
  *
@@ -97,7 +101,7 @@ final class CacheCompactor extends ValueDeserializerModifier {
    * sync CPU of 10,000 pods). Only fields that a public getter/setter pair of the same name and
    * type exposes are touched, so nothing is set that a user could not set.
    */
-  record Accessors(Field[] fields, boolean[] untyped) {
+  record Accessors(Field[] fields, boolean[] untyped, boolean[] keepEmpty) {
 
     boolean isEmpty() {
       return fields.length == 0;
@@ -106,6 +110,7 @@ final class CacheCompactor extends ValueDeserializerModifier {
     static Accessors of(Class<?> type) {
       List<Field> fields = new ArrayList<>();
       List<Boolean> untyped = new ArrayList<>();
+      List<Boolean> keepEmpty = new ArrayList<>();
       for (Method getter : type.getMethods()) {
         Class<?> t = getter.getReturnType();
         String name = getter.getName();
@@ -125,16 +130,19 @@ final class CacheCompactor extends ValueDeserializerModifier {
           field.setAccessible(true);
           fields.add(field);
           untyped.add(name.equals("getAdditionalProperties"));
+          keepEmpty.add(type == ObjectMeta.class && !name.equals("getAdditionalProperties"));
         } catch (NoSuchMethodException | RuntimeException e) {
           // No public setter of the same type, or the field is not accessible (a named module
           // that does not open its package): leave this property alone.
         }
       }
       boolean[] u = new boolean[untyped.size()];
+      boolean[] k = new boolean[untyped.size()];
       for (int i = 0; i < u.length; i++) {
         u[i] = untyped.get(i);
+        k[i] = keepEmpty.get(i);
       }
-      return new Accessors(fields.toArray(new Field[0]), u);
+      return new Accessors(fields.toArray(new Field[0]), u, k);
     }
 
     private static @Nullable Field field(Class<?> type, String name) {
@@ -155,7 +163,7 @@ final class CacheCompactor extends ValueDeserializerModifier {
           Object value = f.get(bean);
           if (value instanceof Map<?, ?> m) {
             if (m.isEmpty()) {
-              if (m != Collections.emptyMap()) {
+              if (m != Collections.emptyMap() && !keepEmpty[i]) {
                 f.set(bean, Collections.emptyMap());
               }
               continue;
@@ -174,7 +182,7 @@ final class CacheCompactor extends ValueDeserializerModifier {
             }
           } else if (value instanceof List<?> l) {
             if (l.isEmpty()) {
-              if (l != Collections.emptyList()) {
+              if (l != Collections.emptyList() && !keepEmpty[i]) {
                 f.set(bean, Collections.emptyList());
               }
             } else if (l instanceof ArrayList<?> a) {

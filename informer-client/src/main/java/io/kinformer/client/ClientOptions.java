@@ -30,8 +30,10 @@ import org.jspecify.annotations.Nullable;
  *     test injects a fake)
  * @param decodeThreads how many threads (named {@code kinformer-decode-N}, created on demand and
  *     gone after 30 s idle) help the listing thread bind the items of a large list response to
- *     objects; default one less than the available processors, at most 4; zero decodes every list
- *     on the listing thread alone
+ *     objects; default zero: every list is decoded on the listing thread alone. On a 2-vCPU
+ *     machine helpers gave no shorter sync (garbage collection and the JIT compiler already keep
+ *     the second core busy while a large list is decoded); on machines with idle cores they may:
+ *     measure before turning them on (docs/benchmarks.md)
  */
 public record ClientOptions(
     @Nullable String userAgentSuffix,
@@ -82,8 +84,8 @@ public record ClientOptions(
   }
 
   /**
-   * The defaults: no suffix, 10 s connect timeout, 30 s pings, 256 requests, system clock, decode
-   * threads one less than the processors (at most 4).
+   * The defaults: no suffix, 10 s connect timeout, 30 s pings, 256 requests, system clock, no
+   * decode threads.
    */
   public static ClientOptions defaults() {
     return builder().build();
@@ -119,8 +121,7 @@ public record ClientOptions(
     private int maxRequests = 256;
     private int maxRequestsPerHost = 256;
     private Clock clock = Clock.system();
-    private int decodeThreads =
-        Math.max(0, Math.min(4, Runtime.getRuntime().availableProcessors() - 1));
+    private int decodeThreads;
 
     private Builder() {}
 
@@ -161,7 +162,8 @@ public record ClientOptions(
     }
 
     /**
-     * How many threads help bind large list responses; zero decodes on the listing thread alone.
+     * How many threads help bind large list responses; zero (the default) decodes on the listing
+     * thread alone.
      */
     public Builder decodeThreads(int threads) {
       this.decodeThreads = threads;

@@ -154,17 +154,31 @@ class CodecsTest {
 
     assertThat(pod.getAdditionalProperties()).isSameAs(Collections.emptyMap());
     assertThat(pod.getMetadata().getAdditionalProperties()).isSameAs(Collections.emptyMap());
-    assertThat(pod.getMetadata().getFinalizers()).isSameAs(Collections.emptyList());
     assertThat(pod.getSpec().getTolerations()).isSameAs(Collections.emptyList());
     FieldsV1 fields = pod.getMetadata().getManagedFields().get(0).getFieldsV1();
     Map<?, ?> metadataFields = (Map<?, ?>) fields.getAdditionalProperties().get("f:metadata");
     Map<?, ?> labelFields = (Map<?, ?>) metadataFields.get("f:labels");
     assertThat(labelFields.get("f:app")).isSameAs(Collections.emptyMap());
     // Removing from or clearing an empty collection still does nothing; adding throws.
-    pod.getMetadata().getFinalizers().remove("f");
+    pod.getSpec().getTolerations().remove(null);
     pod.getMetadata().getAdditionalProperties().clear();
-    assertThatThrownBy(() -> pod.getMetadata().getFinalizers().add("f"))
+    assertThatThrownBy(() -> pod.getSpec().getTolerations().add(null))
         .isInstanceOf(UnsupportedOperationException.class);
+  }
+
+  @Test
+  void newCacheMapper_emptyMetadataCollections_stayModifiableForTransforms() {
+    Pod pod = Codecs.newCacheMapper().readValue(
+        "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"}}", Pod.class);
+
+    // What a transform typically does to an object that had no labels, annotations or finalizers.
+    pod.getMetadata().getLabels().put("team", "a");
+    pod.getMetadata().getAnnotations().put("note", "b");
+    pod.getMetadata().getFinalizers().add("f");
+    pod.getMetadata().getOwnerReferences().add(null);
+
+    assertThat(pod.getMetadata().getLabels()).containsEntry("team", "a");
+    assertThat(pod.getMetadata().getFinalizers()).containsExactly("f");
   }
 
   @Test

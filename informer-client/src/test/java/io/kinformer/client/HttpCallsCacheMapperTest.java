@@ -59,8 +59,8 @@ class HttpCallsCacheMapperTest {
 
     Pod pod = pods.listerWatcher().list(ListOptions.none()).items().get(0);
 
-    assertThat(pod.getMetadata().getLabels()).isSameAs(Collections.emptyMap());
-    assertThatThrownBy(() -> pod.getMetadata().getLabels().put("k", "v"))
+    assertThat(pod.getMetadata().getAdditionalProperties()).isSameAs(Collections.emptyMap());
+    assertThatThrownBy(() -> pod.getMetadata().getAdditionalProperties().put("k", "v"))
         .isInstanceOf(UnsupportedOperationException.class);
   }
 
@@ -72,7 +72,7 @@ class HttpCallsCacheMapperTest {
       WatchEvent<Pod> event = watch.next();
 
       assertThat(event).isNotNull();
-      assertThat(event.object().getMetadata().getFinalizers()).isSameAs(Collections.emptyList());
+      assertThat(event.object().getAdditionalProperties()).isSameAs(Collections.emptyMap());
     }
   }
 

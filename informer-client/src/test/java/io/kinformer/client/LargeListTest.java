@@ -1,6 +1,7 @@
 package io.kinformer.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -70,6 +71,10 @@ class LargeListTest {
 
     assertThat(parallel).hasSize(COUNT);
     assertThat(parallel).isEqualTo(sequential);
+    // close() stopped the decode threads.
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+        assertThat(Thread.getAllStackTraces().keySet())
+            .noneMatch(t -> t.getName().startsWith("kinformer-decode-")));
   }
 
   @Test

@@ -131,6 +131,11 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
    * {@code managedFields} and save memory. It runs on the reflector's thread, once per object; it
    * may modify and return its argument. It must be set before {@link #start()}.
    *
+   * <p>Objects decoded by kinformer's client for a cache are compact: empty collections other than
+   * the metadata's labels, annotations, finalizers, ownerReferences and managedFields are shared
+   * immutable ones. A transform that adds to such a collection (say an empty container env) must
+   * set a new collection instead of adding to the one it finds.
+   *
    * @throws IllegalStateException if the informer has started
    */
   void setTransform(UnaryOperator<T> transform);

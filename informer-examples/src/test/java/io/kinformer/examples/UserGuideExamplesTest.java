@@ -188,21 +188,21 @@ class UserGuideExamplesTest {
     // end::resync[]
   }
 
-  static KubeClient sequentialDecoding(KubeConfig config) {
+  static KubeClient parallelDecoding(KubeConfig config) {
     // tag::decode-threads[]
-    KubeClient client = KubeClient.create(config, ClientOptions.builder().decodeThreads(0).build());
+    KubeClient client = KubeClient.create(config, ClientOptions.builder().decodeThreads(3).build());
     // end::decode-threads[]
     return client;
   }
 
   @Test
-  void decodeThreads_zero_isAccepted() {
+  void decodeThreads_areOffByDefault_andCanBeSet() {
     KubeConfig config = KubeConfig.builder().server(URI.create("http://127.0.0.1:1"))
         .build();
-    try (KubeClient client = sequentialDecoding(config)) {
+    try (KubeClient client = parallelDecoding(config)) {
       assertThat(client.config()).isSameAs(config);
     }
-    assertThat(ClientOptions.builder().decodeThreads(0).build().decodeThreads()).isZero();
+    assertThat(ClientOptions.defaults().decodeThreads()).isZero();
   }
 
   static void transforms(SharedIndexInformer<Pod> pods) {

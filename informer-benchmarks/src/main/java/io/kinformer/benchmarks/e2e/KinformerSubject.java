@@ -24,8 +24,9 @@ import java.util.concurrent.ExecutorService;
  * them directly on the client's {@code ListerWatcher} with a shared pool is what the factory does
  * for 50 different resources.) Variants: {@code full} (typed
  * pods), {@code strip} ({@link Transforms#stripManagedFields()}), {@code meta} (metadata-only:
- * {@link PartialObjectMetadata}), {@code seq} (typed pods decoded on the listing thread alone:
- * {@code ClientOptions.decodeThreads(0)}, to show what the decode threads bring).
+ * {@link PartialObjectMetadata}), {@code par} (typed pods, lists decoded with {@code
+ * ClientOptions.decodeThreads(processors - 1)} helper threads, at least one: what the opt-in
+ * parallel list decoding brings).
  *
  * <p>Thread safety: confine to the driver's main thread.
  */
@@ -37,7 +38,7 @@ final class KinformerSubject implements Subject {
   private final ExecutorService delivery = Informers.newDeliveryExecutor("kinformer-delivery-");
 
   KinformerSubject(String variant) {
-    if (!List.of("full", "strip", "meta", "seq").contains(variant)) {
+    if (!List.of("full", "strip", "meta", "par").contains(variant)) {
       throw new IllegalArgumentException("unknown kinformer variant: " + variant);
     }
     this.variant = variant;
@@ -46,8 +47,8 @@ final class KinformerSubject implements Subject {
   @Override
   public void connect(String serverUrl) {
     ClientOptions.Builder options = ClientOptions.builder();
-    if (variant.equals("seq")) {
-      options.decodeThreads(0);
+    if (variant.equals("par")) {
+      options.decodeThreads(Math.max(1, Runtime.getRuntime().availableProcessors() - 1));
     }
     client = KubeClient.create(KubeConfig.builder().server(serverUrl).build(), options.build());
   }
