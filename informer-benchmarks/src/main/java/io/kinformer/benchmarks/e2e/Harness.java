@@ -108,7 +108,8 @@ public final class Harness {
         for (String informers : o.get("threadInformers").split(",")) {
           for (String handlers : o.get("threadHandlers").split(",")) {
             for (String lib : libraries) {
-              if (lib.equals("floor") || lib.contains(":")) {
+              // Informer libraries only: raw and floor have no informers or handlers.
+              if (lib.equals("floor") || lib.equals("raw") || lib.contains(":")) {
                 continue;
               }
               server.endWatches();
