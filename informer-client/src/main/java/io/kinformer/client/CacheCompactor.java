@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -101,7 +103,7 @@ final class CacheCompactor extends ValueDeserializerModifier {
    * sync CPU of 10,000 pods). Only fields that a public getter/setter pair of the same name and
    * type exposes are touched, so nothing is set that a user could not set.
    */
-  record Accessors(Field[] fields, boolean[] untyped, boolean[] keepEmpty) {
+  record Accessors(Field[] fields, boolean[] untyped, boolean[] keepEmpty, boolean[] quantities) {
 
     boolean isEmpty() {
       return fields.length == 0;
@@ -111,6 +113,7 @@ final class CacheCompactor extends ValueDeserializerModifier {
       List<Field> fields = new ArrayList<>();
       List<Boolean> untyped = new ArrayList<>();
       List<Boolean> keepEmpty = new ArrayList<>();
+      List<Boolean> quantities = new ArrayList<>();
       for (Method getter : type.getMethods()) {
         Class<?> t = getter.getReturnType();
         String name = getter.getName();
@@ -131,6 +134,7 @@ final class CacheCompactor extends ValueDeserializerModifier {
           fields.add(field);
           untyped.add(name.equals("getAdditionalProperties"));
           keepEmpty.add(type == ObjectMeta.class && !name.equals("getAdditionalProperties"));
+          quantities.add(t == Map.class && mayHoldQuantities(field.getGenericType()));
         } catch (NoSuchMethodException | RuntimeException e) {
           // No public setter of the same type, or the field is not accessible (a named module
           // that does not open its package): leave this property alone.
@@ -138,11 +142,26 @@ final class CacheCompactor extends ValueDeserializerModifier {
       }
       boolean[] u = new boolean[untyped.size()];
       boolean[] k = new boolean[untyped.size()];
+      boolean[] q = new boolean[untyped.size()];
       for (int i = 0; i < u.length; i++) {
         u[i] = untyped.get(i);
         k[i] = keepEmpty.get(i);
+        q[i] = quantities.get(i);
       }
-      return new Accessors(fields.toArray(new Field[0]), u, k);
+      return new Accessors(fields.toArray(new Field[0]), u, k, q);
+    }
+
+    /**
+     * Whether a map field of this generic type can hold {@link Quantity} values ({@code
+     * Map<String, Quantity>}, or a raw or wildcard value type): only those maps are walked for
+     * quantities, not every labels or annotations map.
+     */
+    static boolean mayHoldQuantities(Type mapType) {
+      if (mapType instanceof ParameterizedType p && p.getActualTypeArguments().length == 2) {
+        Type value = p.getActualTypeArguments()[1];
+        return !(value instanceof Class<?> c) || c.isAssignableFrom(Quantity.class);
+      }
+      return true;
     }
 
     private static @Nullable Field field(Class<?> type, String name) {
@@ -170,7 +189,7 @@ final class CacheCompactor extends ValueDeserializerModifier {
             }
             if (untyped[i]) {
               compactValues(m);
-            } else {
+            } else if (quantities[i]) {
               m.forEach((k, v) -> {
                 if (v instanceof Quantity q) {
                   compactQuantity(q, pool);

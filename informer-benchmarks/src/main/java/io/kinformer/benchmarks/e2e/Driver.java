@@ -80,6 +80,7 @@ public final class Driver {
     Sink sink = new Sink(Math.max(paced, 1) * informers * handlers);
     long cpu0 = cpuNanos();
     long t0 = System.nanoTime();
+    out.put("syncStartEpochMillis", System.currentTimeMillis()); // to find the phases in a profile
     subject.start(sink, informers, handlers);
     long expectedAdds = (long) n * informers * handlers;
     boolean ok = Sink.await(() -> subject.synced() && sink.adds.get() >= expectedAdds, timeout);
@@ -104,6 +105,7 @@ public final class Driver {
       long expected = (long) m * informers * handlers;
       long cpu2 = cpuNanos();
       long t2 = System.nanoTime();
+      out.put("watchStartEpochMillis", System.currentTimeMillis());
       CompletableFuture<?> burst = post(control, url + "/bench/burst?count=" + m);
       boolean done = Sink.await(() -> sink.updates.get() >= expected, timeout);
       long t3 = System.nanoTime();
@@ -118,6 +120,7 @@ public final class Driver {
       long before = sink.updates.get();
       long expected = before + (long) paced * informers * handlers;
       long cpu4 = cpuNanos();
+      out.put("pacedStartEpochMillis", System.currentTimeMillis());
       CompletableFuture<?> run = post(control, url + "/bench/paced?count=" + paced + "&rate=" + rate);
       boolean done = Sink.await(() -> sink.updates.get() >= expected, timeout);
       long cpu5 = cpuNanos();

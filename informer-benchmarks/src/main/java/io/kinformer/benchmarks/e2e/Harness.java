@@ -30,7 +30,9 @@ import java.util.regex.Pattern;
  * {@code rounds} (3), {@code heap} (3g), {@code libraries}
  * (floor,kinformer,kinformer:strip,kinformer:meta,fabric8,official), {@code threadsN} (1000),
  * {@code threadInformers} (1,10,50), {@code threadHandlers} (1,10), {@code out}, {@code
- * reportOnly} (true: only rewrite the report and chart from {@code out/results.jsonl}).
+ * reportOnly} (true: only rewrite the report and chart from {@code out/results.jsonl}), {@code
+ * jvmArgs} (extra driver JVM flags separated by spaces, for example a JFR recording; {@code %lib}
+ * and {@code %n} in them become the driver and N).
  *
  * <p>Thread safety: a main program.
  */
@@ -148,7 +150,15 @@ public final class Harness {
     List<String> cmd = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xms" + o.get("heap"), "-Xmx" + o.get("heap"), "-XX:+UseG1GC",
-        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+    String jvmArgs = o.getOrDefault("jvmArgs", "").replace("%lib", lib.replace(':', '-'))
+        .replace("%n", Integer.toString(n));
+    for (String a : jvmArgs.split(" ")) {
+      if (!a.isBlank()) {
+        cmd.add(a);
+      }
+    }
+    cmd.addAll(List.of(
         "-cp", System.getProperty("java.class.path"),
         Driver.class.getName(),
         "library=" + library, "variant=" + variant, "url=" + url, "n=" + n, "m=" + m,

@@ -1,0 +1,83 @@
+package io.kinformer.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import java.lang.reflect.Field;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import tools.jackson.databind.json.JsonMapper;
+
+class CacheCompactorTest {
+
+  /** A map field of a model class and whether it can hold quantities. */
+  record MapField(Class<?> owner, String field, boolean quantities) {
+    @Override
+    public String toString() {
+      return owner.getSimpleName() + "." + field;
+    }
+  }
+
+  static Stream<MapField> mapFields() {
+    return Stream.of(
+        new MapField(ResourceRequirements.class, "limits", true),
+        new MapField(ResourceRequirements.class, "requests", true),
+        new MapField(ObjectMeta.class, "labels", false),
+        new MapField(ObjectMeta.class, "annotations", false),
+        new MapField(Quantity.class, "additionalProperties", true));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("mapFields")
+  void mayHoldQuantities_followsTheMapsValueType(MapField f) throws Exception {
+    Field field = f.owner().getDeclaredField(f.field());
+
+    assertThat(CacheCompactor.Accessors.mayHoldQuantities(field.getGenericType()))
+        .isEqualTo(f.quantities());
+  }
+
+  @Test
+  void cacheMapper_quantitiesOfResourceMaps_arePooledAndShareTheEmptyExtras() {
+    JsonMapper mapper = Codecs.newCacheMapper();
+    String json = podJson();
+
+    Pod a = mapper.readValue(json, Pod.class);
+    Pod b = mapper.readValue(json, Pod.class);
+
+    Quantity qa = limits(a).get("cpu");
+    Quantity qb = limits(b).get("cpu");
+    assertThat(qa).isEqualTo(new Quantity("500m"));
+    assertThat(qb.getAmount()).isSameAs(qa.getAmount());
+    assertThat(qb.getFormat()).isSameAs(qa.getFormat());
+    assertThat(qa.getAdditionalProperties()).isSameAs(Collections.emptyMap());
+    assertThat(a.getMetadata().getLabels()).containsEntry("app", "web");
+  }
+
+  private static Map<String, Quantity> limits(Pod pod) {
+    List<Container> containers = pod.getSpec().getContainers();
+    return containers.get(0).getResources().getLimits();
+  }
+
+  /** A pod with resource limits and requests, as plain Jackson writes it. */
+  private static String podJson() {
+    Pod pod = new PodBuilder()
+        .withNewMetadata().withName("p").withNamespace("ns").addToLabels("app", "web")
+        .endMetadata()
+        .withNewSpec().addNewContainer().withName("c").withImage("nginx")
+        .withNewResources().addToLimits("cpu", new Quantity("500m"))
+        .addToRequests("memory", new Quantity("64Mi")).endResources()
+        .endContainer().endSpec()
+        .build();
+    return JsonMapper.builder().build().writeValueAsString(pod);
+  }
+}
