@@ -193,8 +193,9 @@ class FieldsV1DeserializerTest {
       DeserializationContext ctxt = mapper._deserializationContext();
       ValueDeserializer<?> entry =
           unwrap(ctxt.findRootValueDeserializer(ctxt.constructType(ManagedFieldsEntry.class)));
-      ValueDeserializer<?> property =
-          ((BeanDeserializerBase) entry).findProperty(PropertyName.construct("fieldsV1")).getValueDeserializer();
+      ValueDeserializer<?> property = ((BeanDeserializerBase) entry)
+          .findProperty(PropertyName.construct("fieldsV1"))
+          .getValueDeserializer();
 
       assertThat(unwrap(property)).isInstanceOf(FieldsV1Deserializer.class);
     }
