@@ -1,0 +1,100 @@
+package io.kinformer.client;
+
+import io.fabric8.kubernetes.api.model.FieldsV1;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.databind.BeanProperty;
+import tools.jackson.databind.DeserializationContext;
+import tools.jackson.databind.ValueDeserializer;
+import tools.jackson.databind.deser.std.StdDeserializer;
+import tools.jackson.databind.type.LogicalType;
+
+/**
+ * Decodes a {@link FieldsV1} (the field set of a {@code metadata.managedFields[]} entry) without
+ * Jackson's any-setter.
+ *
+ * <p>Why: {@code FieldsV1} declares no properties, only {@code @JsonAnySetter
+ * setAdditionalProperty}, so Jackson's bean deserializer sends each of its top-level keys ({@code
+ * "f:metadata"}, {@code "f:spec"}, {@code "f:status"}, ...) through {@code handleUnknownVanilla}
+ * and {@code SettableAnyProperty}, which in Jackson 3 calls the setter with {@code
+ * MethodHandle.invokeWithArguments}, adapting the handle on every call: 7-10% of the decoding time
+ * of a realistic pod list (JFR). No other class of a realistic pod goes that way (its other
+ * fields are all declared properties). Here each top-level value is read with the mapper's
+ * untyped deserializer, exactly the one the any-setter would use, and stored with a direct call to
+ * {@link FieldsV1#setAdditionalProperty}: the result is the same object, with the same {@code
+ * LinkedHashMap} (the one {@code FieldsV1}'s constructor makes) and the same nested values, so it
+ * is {@code equals()} to plain Jackson's and serializes to the same JSON.
+ *
+ * <p>Registered as a module deserializer, it still goes through the mapper's deserializer
+ * modifiers: in the cache mapper {@link CacheCompactor} wraps it and compacts the decoded {@code
+ * FieldsV1} as it did Jackson's own.
+ *
+ * <p>Anything but a JSON object (a JSON {@code null} never gets here: it decodes to {@code null})
+ * fails with a {@link tools.jackson.databind.exc.MismatchedInputException}, as with Jackson's bean
+ * deserializer, though with Jackson's generic "cannot deserialize from ..." message.
+ *
+ * <p>Thread safety: immutable.
+ */
+final class FieldsV1Deserializer extends StdDeserializer<FieldsV1> {
+
+  /** The mapper's untyped ({@code Object}) deserializer; null until contextualized. */
+  private final @Nullable ValueDeserializer<Object> untyped;
+
+  FieldsV1Deserializer() {
+    this(null);
+  }
+
+  private FieldsV1Deserializer(@Nullable ValueDeserializer<Object> untyped) {
+    super(FieldsV1.class);
+    this.untyped = untyped;
+  }
+
+  @Override
+  public ValueDeserializer<?> createContextual(
+      DeserializationContext ctxt, @Nullable BeanProperty property) {
+    return new FieldsV1Deserializer(untyped(ctxt, property));
+  }
+
+  private static ValueDeserializer<Object> untyped(
+      DeserializationContext ctxt, @Nullable BeanProperty property) {
+    return ctxt.findContextualValueDeserializer(ctxt.constructType(Object.class), property);
+  }
+
+  @Override
+  public FieldsV1 deserialize(JsonParser p, DeserializationContext ctxt) throws JacksonException {
+    String name;
+    if (p.isExpectedStartObjectToken()) {
+      name = p.nextName();
+    } else if (p.hasToken(JsonToken.PROPERTY_NAME)) {
+      // Called in the middle of an object (buffered input): the first name is the current one.
+      name = p.currentName();
+    } else if (p.hasToken(JsonToken.END_OBJECT)) {
+      name = null;
+    } else {
+      return (FieldsV1) ctxt.handleUnexpectedToken(FieldsV1.class, p);
+    }
+    ValueDeserializer<Object> values = untyped != null ? untyped : untyped(ctxt, null);
+    FieldsV1 fields = new FieldsV1();
+    for (; name != null; name = p.nextName()) {
+      JsonToken t = p.nextToken();
+      // As Jackson's any-setter does: a JSON null is the value deserializer's null value.
+      Object value = t == JsonToken.VALUE_NULL
+          ? values.getNullValue(ctxt)
+          : values.deserialize(p, ctxt);
+      fields.setAdditionalProperty(name, value);
+    }
+    return fields;
+  }
+
+  @Override
+  public LogicalType logicalType() {
+    return LogicalType.POJO;
+  }
+
+  @Override
+  public boolean isCachable() {
+    return true;
+  }
+}
