@@ -28,7 +28,7 @@ import tools.jackson.databind.json.JsonMapper;
  * One unpaged list of {@value #PODS} realistic pods (about 37 MB, what a real API server sends for
  * the informer's first list at {@code resourceVersion=0}), decoded by {@code ListCodec} on one
  * thread and by {@code ParallelListCodec} with 0, 1 or 3 pool threads helping the calling thread
- * ({@code decodeThreads}; the client's default is one less than the processors, at most 4).
+ * ({@code decodeThreads}; the client's default is 0, parallel decoding is opt-in).
  * Scores are pods per second; the parallel score only rises where cores are idle.
  *
  * <p>Run: {@code java -jar informer-benchmarks/target/benchmarks.jar LargeListBenchmark -prof gc}.
