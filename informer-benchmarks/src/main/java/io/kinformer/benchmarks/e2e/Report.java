@@ -31,7 +31,8 @@ final class Report {
   private static final String[] PEERS = {"fabric8", "official"};
   private static final Color[] COLORS = {
     new Color(0x555555), new Color(0x1f77b4), new Color(0x17becf), new Color(0x9467bd),
-    new Color(0xd62728), new Color(0xff7f0e), new Color(0x2ca02c)
+    new Color(0xd62728), new Color(0xff7f0e), new Color(0x2ca02c), new Color(0x8c564b),
+    new Color(0xe377c2)
   };
 
   private Report() {}
