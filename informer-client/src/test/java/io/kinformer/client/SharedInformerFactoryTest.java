@@ -268,14 +268,17 @@ class SharedInformerFactoryTest {
     factory.start();
     assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
 
-    // Keep the informer away while the deletion happens and history is compacted.
-    server.faults().failNext(Verb.WATCH, "pods", 1, 500);
+    // Keep the informer away while the deletion happens and history is compacted: every watch
+    // fails until then, however slowly this test's steps run (one failure was not enough on a
+    // loaded machine: the informer's retry could arrive before the compaction).
+    server.faults().failNext(Verb.WATCH, "pods", Integer.MAX_VALUE, 500);
     server.faults().resetAllWatches();
     // The reset is asynchronous: make sure the old watch cannot carry the deletion.
     await().until(() -> server.faults().openWatches("pods") == 0);
     pods.delete("goes");
     pods.create(pod("default", "new", Map.of()));
     server.faults().compactHistory();
+    server.faults().clearFailures();
 
     await().atMost(Duration.ofSeconds(60)).until(() -> view.objects.equals(serverPods()));
     assertThat(view.deletions).containsExactly("default/goes unknown");
