@@ -159,17 +159,27 @@ final class CacheCompactor extends ValueDeserializerModifier {
     static boolean mayHoldQuantities(Type mapType) {
       if (mapType instanceof ParameterizedType p && p.getActualTypeArguments().length == 2) {
         Type value = p.getActualTypeArguments()[1];
+        if (value instanceof ParameterizedType pv) {
+          value = pv.getRawType(); // Map<String, List<String>>: the values are lists
+        }
         return !(value instanceof Class<?> c) || c.isAssignableFrom(Quantity.class);
       }
       return true;
     }
 
+    /**
+     * The field behind property {@code name}: {@code name} itself, or {@code _name} where the
+     * property is a Java keyword (fabric8's {@code LimitRangeItem.getDefault()} is field {@code
+     * _default}).
+     */
     private static @Nullable Field field(Class<?> type, String name) {
       for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
-        try {
-          return c.getDeclaredField(name);
-        } catch (NoSuchFieldException e) {
-          // look in the superclass
+        for (String candidate : new String[] {name, "_" + name}) {
+          try {
+            return c.getDeclaredField(candidate);
+          } catch (NoSuchFieldException e) {
+            // try the other spelling, then the superclass
+          }
         }
       }
       return null;

@@ -31,6 +31,12 @@ import tools.jackson.databind.type.LogicalType;
  * modifiers: in the cache mapper {@link CacheCompactor} wraps it and compacts the decoded {@code
  * FieldsV1} as it did Jackson's own.
  *
+ * <p>Two differences from Jackson's bean deserializer, neither reachable from a real API server:
+ * a top-level key literally named {@code "additionalProperties"} is kept (Jackson drops it: the
+ * property is {@code @JsonIgnore}d; real field-set keys start with {@code f:}, {@code k:}, {@code
+ * v:}, {@code i:} or {@code .}), and reading into an existing {@code FieldsV1} ({@code
+ * readerForUpdating}) returns a new object instead of merging (nothing in kinformer does that).
+ *
  * <p>Anything but a JSON object (a JSON {@code null} never gets here: it decodes to {@code null})
  * fails with a {@link tools.jackson.databind.exc.MismatchedInputException}, as with Jackson's bean
  * deserializer, though with Jackson's generic "cannot deserialize from ..." message.
@@ -78,11 +84,17 @@ final class FieldsV1Deserializer extends StdDeserializer<FieldsV1> {
     ValueDeserializer<Object> values = untyped != null ? untyped : untyped(ctxt, null);
     FieldsV1 fields = new FieldsV1();
     for (; name != null; name = p.nextName()) {
-      JsonToken t = p.nextToken();
-      // As Jackson's any-setter does: a JSON null is the value deserializer's null value.
-      Object value = t == JsonToken.VALUE_NULL
-          ? values.getNullValue(ctxt)
-          : values.deserialize(p, ctxt);
+      Object value;
+      try {
+        JsonToken t = p.nextToken();
+        // As Jackson's any-setter does: a JSON null is the value deserializer's null value.
+        value = t == JsonToken.VALUE_NULL
+            ? values.getNullValue(ctxt)
+            : values.deserialize(p, ctxt);
+      } catch (JacksonException e) {
+        // As Jackson's bean deserializer does: the error's path names the key being read.
+        throw e.prependPath(fields, name);
+      }
       fields.setAdditionalProperty(name, value);
     }
     return fields;

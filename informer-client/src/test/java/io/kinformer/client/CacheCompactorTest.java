@@ -3,12 +3,24 @@ package io.kinformer.client;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.LimitRangeItem;
+import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimStatus;
+import io.fabric8.kubernetes.api.model.PersistentVolumeSpec;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceQuotaSpec;
+import io.fabric8.kubernetes.api.model.ResourceQuotaStatus;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.VolumeResourceRequirements;
 import java.lang.reflect.Field;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -44,6 +56,44 @@ class CacheCompactorTest {
 
     assertThat(CacheCompactor.Accessors.mayHoldQuantities(field.getGenericType()))
         .isEqualTo(f.quantities());
+  }
+
+  /** A field shaped like {@code UserInfo.extra} of the authentication API. */
+  static final class MapsOfLists {
+    Map<String, List<String>> extra = Map.of();
+  }
+
+  /** Model classes that carry resource quantities in maps. */
+  static Stream<Class<?>> classesWithQuantityMaps() {
+    return Stream.of(ResourceRequirements.class, VolumeResourceRequirements.class,
+        PodSpec.class, PodStatus.class, ContainerStatus.class, ResourceQuotaSpec.class,
+        ResourceQuotaStatus.class, NodeStatus.class, LimitRangeItem.class,
+        PersistentVolumeSpec.class, PersistentVolumeClaimStatus.class);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("classesWithQuantityMaps")
+  void accessorsOf_everyQuantityMapField_isCompactedAndWalkedForQuantities(Class<?> type) {
+    CacheCompactor.Accessors accessors = CacheCompactor.Accessors.of(type);
+    List<Field> fields = List.of(accessors.fields());
+    int found = 0;
+
+    for (Field f : type.getDeclaredFields()) {
+      if (f.getGenericType() instanceof ParameterizedType p && p.getRawType() == Map.class
+          && p.getActualTypeArguments()[1] == Quantity.class) {
+        found++;
+        assertThat(fields).as(f.getName()).contains(f);
+        assertThat(accessors.quantities()[fields.indexOf(f)]).as(f.getName()).isTrue();
+      }
+    }
+    assertThat(found).isPositive();
+  }
+
+  @Test
+  void mayHoldQuantities_mapOfLists_isNotWalked() throws Exception {
+    Type extra = MapsOfLists.class.getDeclaredField("extra").getGenericType();
+
+    assertThat(CacheCompactor.Accessors.mayHoldQuantities(extra)).isFalse();
   }
 
   @Test

@@ -19,6 +19,7 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.databind.DeserializationContext;
@@ -301,6 +302,41 @@ class FieldsV1DeserializerTest {
         .hasMessageContaining("malformed watch stream of v1/pods")
         .hasMessageContaining(c.expected())
         .satisfies(e -> assertThat(e.getMessage().length()).isLessThan(600));
+  }
+
+  @Test
+  void deserialize_malformedNestedValue_errorPathNamesTheKey() {
+    String json = "{\"f:metadata\":{},\"f:spec\":{\"f:a\":tru}}";
+
+    assertThatThrownBy(() -> Codecs.newCacheMapper().readValue(json, FieldsV1.class))
+        .isInstanceOf(JacksonException.class)
+        .satisfies(e -> assertThat(((JacksonException) e).getPath())
+            .extracting(JacksonException.Reference::getPropertyName)
+            .contains("f:spec"));
+  }
+
+  @Test
+  void watchCodec_objectBeforeType_decodesManagedFieldsAsTypeFirst() {
+    String pod = realisticPodWith("{\"f:metadata\":{\"f:labels\":{\"f:app\":{}}},"
+        + "\"f:spec\":{\"f:containers\":{\"k:{\\\"name\\\":\\\"c\\\"}\":{\".\":{}}}}}");
+    String typeFirst = "{\"type\":\"MODIFIED\",\"object\":" + pod + "}\n";
+    String objectFirst = "{\"object\":" + pod + ",\"type\":\"MODIFIED\"}\n";
+
+    Pod expected = decodeOne(typeFirst);
+    Pod actual = decodeOne(objectFirst);
+
+    assertThat(actual).isEqualTo(expected);
+    assertSameShape(
+        actual.getMetadata().getManagedFields().get(0).getFieldsV1().getAdditionalProperties(),
+        expected.getMetadata().getManagedFields().get(0).getFieldsV1().getAdditionalProperties());
+  }
+
+  private static Pod decodeOne(String event) {
+    WatchCodec<Pod> codec = new WatchCodec<>(stream(event), Codecs.newCacheMapper().reader(),
+        ResourceType.of(Pod.class), "GET http://test/api/v1/pods?watch=1");
+    WatchEvent<Pod> e = codec.next();
+    assertThat(e).isNotNull();
+    return e.object();
   }
 
   /** Same classes at every node, same keys in the same order, equal leaves. */
