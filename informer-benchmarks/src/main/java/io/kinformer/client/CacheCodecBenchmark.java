@@ -1,11 +1,7 @@
 package io.kinformer.client;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.kinformer.benchmarks.Pods;
-import io.kinformer.cache.WatchEvent;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -20,11 +16,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
-import tools.jackson.core.JsonParser;
-import tools.jackson.core.JsonToken;
-import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.ObjectReader;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The decoding cost of kinformer's lighter objects: one list page of {@value #PAGE} realistic pods
@@ -55,36 +47,16 @@ public class CacheCodecBenchmark {
   private ListCodec<Pod> cacheCodec = new ListCodec<>(Codecs.newCacheMapper().reader(), type);
   private ListCodec<Pod> restCodec = new ListCodec<>(Codecs.newMapper().reader(), type);
   private ObjectReader cacheReader = Codecs.newCacheMapper().reader();
-  private ObjectReader podReader = JsonMapper.builder().build().readerFor(Pod.class);
+  private final ObjectReader podReader = PodPayloads.plainPodReader();
 
   /** Encodes the page and the stream. */
   @Setup(Level.Trial)
   public void setUp() {
-    JsonMapper mapper = Pods.mapper();
-    ByteArrayOutputStream p = new ByteArrayOutputStream();
-    p.writeBytes(("{\"kind\":\"PodList\",\"apiVersion\":\"v1\","
-        + "\"metadata\":{\"resourceVersion\":\"7\","
-        + "\"continue\":\"abc\"},\"items\":[").getBytes(StandardCharsets.US_ASCII));
-    for (int i = 0; i < PAGE; i++) {
-      if (i > 0) {
-        p.write(',');
-      }
-      p.writeBytes(mapper.writeValueAsBytes(Pods.pod(i, Pods.FIRST_RESOURCE_VERSION + i)));
-    }
-    p.writeBytes("]}".getBytes(StandardCharsets.US_ASCII));
-    page = p.toByteArray();
-    ByteArrayOutputStream s = new ByteArrayOutputStream();
-    for (int i = 0; i < EVENTS; i++) {
-      s.writeBytes("{\"type\":\"MODIFIED\",\"object\":".getBytes(StandardCharsets.US_ASCII));
-      s.writeBytes(mapper.writeValueAsBytes(Pods.pod(i, 2_000_000_000L + i)));
-      s.writeBytes("}\n".getBytes(StandardCharsets.US_ASCII));
-    }
-    stream = s.toByteArray();
+    page = PodPayloads.listPage(PAGE, true);
+    stream = PodPayloads.watchStream(EVENTS);
     cacheReader = Codecs.newCacheMapper().reader();
     cacheCodec = new ListCodec<>(cacheReader, type);
     restCodec = new ListCodec<>(Codecs.newMapper().reader(), type);
-    podReader = JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-        .build().readerFor(Pod.class).without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
   }
 
   /** The informers' list decoding: the cache mapper. */
@@ -105,30 +77,15 @@ public class CacheCodecBenchmark {
   @Benchmark
   @OperationsPerInvocation(PAGE)
   public void listPageJackson(Blackhole bh) {
-    try (JsonParser p = podReader.createParser(page)) {
-      p.nextToken();
-      for (String name = p.nextName(); name != null; name = p.nextName()) {
-        p.nextToken();
-        if (name.equals("items")) {
-          while (p.nextToken() == JsonToken.START_OBJECT) {
-            bh.consume(podReader.<Pod>readValue(p));
-          }
-        } else {
-          p.skipChildren();
-        }
-      }
-    }
+    PodPayloads.decodeItemsPlain(podReader, page, bh);
   }
+
 
   /** The informers' watch decoding: the cache mapper. */
   @Benchmark
   @OperationsPerInvocation(EVENTS)
   public void watchStreamCacheMapper(Blackhole bh) {
-    WatchCodec<Pod> codec =
-        new WatchCodec<>(new ByteArrayInputStream(stream), cacheReader, type, "GET /api/v1/pods");
-    for (WatchEvent<Pod> e = codec.next(); e != null; e = codec.next()) {
-      bh.consume(e);
-    }
-    codec.close();
+    PodPayloads.decodeEvents(stream, cacheReader, bh);
   }
+
 }

@@ -1,11 +1,7 @@
 package io.kinformer.client;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.kinformer.benchmarks.Pods;
-import io.kinformer.cache.WatchEvent;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -22,9 +18,7 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
-import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.ObjectReader;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * kinformer's streaming codecs (package-private {@code ListCodec} and {@code WatchCodec}, hence
@@ -50,38 +44,19 @@ public class CodecBenchmark {
 
   private byte[] page = new byte[0];
   private byte[] stream = new byte[0];
-  private ListCodec<Pod> listCodec = new ListCodec<>(Codecs.newMapper().reader(), ResourceType.of(Pod.class));
+  private ListCodec<Pod> listCodec =
+      new ListCodec<>(Codecs.newMapper().reader(), ResourceType.of(Pod.class));
   private ObjectReader reader = Codecs.newMapper().reader();
-  private ObjectReader podReader = reader.forType(Pod.class);
+  private final ObjectReader podReader = PodPayloads.plainPodReader();
   private final ResourceType<Pod> type = ResourceType.of(Pod.class);
 
   /** Encodes the page and the stream. */
   @Setup(Level.Trial)
   public void setUp() {
-    JsonMapper mapper = Pods.mapper();
-    ByteArrayOutputStream p = new ByteArrayOutputStream();
-    p.writeBytes(("{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"7\","
-        + "\"continue\":\"abc\"},\"items\":[").getBytes(StandardCharsets.US_ASCII));
-    for (int i = 0; i < PAGE; i++) {
-      if (i > 0) {
-        p.write(',');
-      }
-      p.writeBytes(mapper.writeValueAsBytes(Pods.pod(i, Pods.FIRST_RESOURCE_VERSION + i)));
-    }
-    p.writeBytes("]}".getBytes(StandardCharsets.US_ASCII));
-    page = p.toByteArray();
-    ByteArrayOutputStream s = new ByteArrayOutputStream();
-    for (int i = 0; i < EVENTS; i++) {
-      s.writeBytes("{\"type\":\"MODIFIED\",\"object\":".getBytes(StandardCharsets.US_ASCII));
-      s.writeBytes(mapper.writeValueAsBytes(Pods.pod(i, 2_000_000_000L + i)));
-      s.writeBytes("}\n".getBytes(StandardCharsets.US_ASCII));
-    }
-    stream = s.toByteArray();
+    page = PodPayloads.listPage(PAGE, true);
+    stream = PodPayloads.watchStream(EVENTS);
     reader = Codecs.newMapper().reader();
     listCodec = new ListCodec<>(reader, type);
-    // The baseline is plain Jackson: not Codecs' mapper, which pools strings.
-    podReader = JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-        .build().readerFor(Pod.class).without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
   }
 
   /** kinformer's list codec: one page. */
@@ -95,32 +70,17 @@ public class CodecBenchmark {
   @Benchmark
   @OperationsPerInvocation(PAGE)
   public void listPageJackson(Blackhole bh) {
-    try (JsonParser p = podReader.createParser(page)) {
-      p.nextToken();
-      for (String name = p.nextName(); name != null; name = p.nextName()) {
-        p.nextToken();
-        if (name.equals("items")) {
-          while (p.nextToken() == JsonToken.START_OBJECT) {
-            bh.consume(podReader.<Pod>readValue(p));
-          }
-        } else {
-          p.skipChildren();
-        }
-      }
-    }
+    PodPayloads.decodeItemsPlain(podReader, page, bh);
   }
+
 
   /** kinformer's watch codec: the whole stream. */
   @Benchmark
   @OperationsPerInvocation(EVENTS)
   public void watchStreamKinformer(Blackhole bh) {
-    WatchCodec<Pod> codec =
-        new WatchCodec<>(new ByteArrayInputStream(stream), reader, type, "GET /api/v1/pods");
-    for (WatchEvent<Pod> e = codec.next(); e != null; e = codec.next()) {
-      bh.consume(e);
-    }
-    codec.close();
+    PodPayloads.decodeEvents(stream, reader, bh);
   }
+
 
   /** Plain Jackson: the same stream, type and object per event. */
   @Benchmark

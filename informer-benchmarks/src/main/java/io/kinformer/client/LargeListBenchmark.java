@@ -1,10 +1,7 @@
 package io.kinformer.client;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.kinformer.benchmarks.Pods;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -22,7 +19,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * One unpaged list of {@value #PODS} realistic pods (about 37 MB, what a real API server sends for
@@ -56,18 +52,7 @@ public class LargeListBenchmark {
   /** Encodes the list and builds the decoder. */
   @Setup(Level.Trial)
   public void setUp() {
-    JsonMapper mapper = Pods.mapper();
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    out.writeBytes(("{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":"
-        + "{\"resourceVersion\":\"7\"},\"items\":[").getBytes(StandardCharsets.US_ASCII));
-    for (int i = 0; i < PODS; i++) {
-      if (i > 0) {
-        out.write(',');
-      }
-      out.writeBytes(mapper.writeValueAsBytes(Pods.pod(i, Pods.FIRST_RESOURCE_VERSION + i)));
-    }
-    out.writeBytes("]}".getBytes(StandardCharsets.US_ASCII));
-    body = out.toByteArray();
+    body = PodPayloads.listPage(PODS, false);
     ResourceType<Pod> type = ResourceType.of(Pod.class);
     if (decodeThreads == 0) {
       ListCodec<Pod> codec = new ListCodec<>(Codecs.newMapper().reader(), type);

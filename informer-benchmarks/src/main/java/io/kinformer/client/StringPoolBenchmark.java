@@ -22,8 +22,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The string pool's own cost: the string values of 500 realistic pods, in document order, each
- * turned into a {@code String} by the pool ({@code pooled}) or by a plain copy ({@code copied}, what
- * Jackson does without the pool). One operation is all the values of the 500 pods (about 47,000,
+ * turned into a {@code String} by the pool ({@code pooled}) or by a plain copy ({@code copied},
+ * what Jackson does without the pool). One operation is all the values of the 500 pods (47,250,
  * 84 % of them seen before); scores are operations per second.
  *
  * <p>Run: {@code java -jar informer-benchmarks/target/benchmarks.jar StringPoolBenchmark}.
