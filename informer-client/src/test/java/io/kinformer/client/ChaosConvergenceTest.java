@@ -9,8 +9,6 @@ import io.kinformer.cache.ResourceEventHandler;
 import io.kinformer.cache.SharedIndexInformer;
 import io.kinformer.testing.EmbeddedApiServer;
 import io.kinformer.testing.Verb;
-import io.kinformer.time.Backoff;
-import io.kinformer.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -127,15 +125,7 @@ class ChaosConvergenceTest {
       SharedIndexInformer<ConfigMap> informer =
           SharedIndexInformer.builder(
                   "configmaps", client.resources(ConfigMap.class).listerWatcher())
-              .backoff(
-                  Backoff.exponential(
-                      Duration.ofMillis(10),
-                      Duration.ofMillis(100),
-                      2.0,
-                      1.0,
-                      Duration.ofSeconds(2),
-                      Clock.system(),
-                      new Random(seed)))
+              .backoff(TestBackoffs.fast(seed))
               .pageSize(50)
               .build();
       informer.addEventHandler(fast);

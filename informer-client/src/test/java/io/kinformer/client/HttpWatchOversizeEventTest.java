@@ -9,12 +9,9 @@ import io.kinformer.cache.ReflectorException;
 import io.kinformer.cache.SharedIndexInformer;
 import io.kinformer.testing.EmbeddedApiServer;
 import io.kinformer.testing.Verb;
-import io.kinformer.time.Backoff;
-import io.kinformer.time.Clock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
@@ -61,15 +58,7 @@ class HttpWatchOversizeEventTest {
       SharedIndexInformer<ConfigMap> informer =
           SharedIndexInformer.builder(
                   "configmaps", client.resources(ConfigMap.class).listerWatcher())
-              .backoff(
-                  Backoff.exponential(
-                      Duration.ofMillis(10),
-                      Duration.ofMillis(100),
-                      2.0,
-                      1.0,
-                      Duration.ofSeconds(2),
-                      Clock.system(),
-                      new Random(1)))
+              .backoff(TestBackoffs.fast(1))
               .build();
       informer.setWatchErrorHandler(errors::add);
       informer.start();
