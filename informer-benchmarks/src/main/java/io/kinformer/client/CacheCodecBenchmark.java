@@ -80,12 +80,10 @@ public class CacheCodecBenchmark {
     PodPayloads.decodeItemsPlain(podReader, page, bh);
   }
 
-
   /** The informers' watch decoding: the cache mapper. */
   @Benchmark
   @OperationsPerInvocation(EVENTS)
   public void watchStreamCacheMapper(Blackhole bh) {
     PodPayloads.decodeEvents(stream, cacheReader, bh);
   }
-
 }

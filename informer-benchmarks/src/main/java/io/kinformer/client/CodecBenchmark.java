@@ -73,14 +73,12 @@ public class CodecBenchmark {
     PodPayloads.decodeItemsPlain(podReader, page, bh);
   }
 
-
   /** kinformer's watch codec: the whole stream. */
   @Benchmark
   @OperationsPerInvocation(EVENTS)
   public void watchStreamKinformer(Blackhole bh) {
     PodPayloads.decodeEvents(stream, reader, bh);
   }
-
 
   /** Plain Jackson: the same stream, type and object per event. */
   @Benchmark
