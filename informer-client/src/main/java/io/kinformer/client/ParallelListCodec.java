@@ -270,11 +270,7 @@ final class ParallelListCodec<T extends HasMetadata> {
         }
         long start = offset();
         batch.beginItem(start);
-        captureFrom = pos - 1;
-        skipComposite();
-        batch.append(buf, captureFrom, pos);
-        captureFrom = -1;
-        checkCaptured(batch, start);
+        captureComposite(batch, start);
         if (batch.length >= batchBytes) {
           handOff();
         }
@@ -412,11 +408,7 @@ final class ParallelListCodec<T extends HasMetadata> {
       long start = offset();
       Batch capture = new Batch(1024);
       captureTarget = capture;
-      captureFrom = pos - 1;
-      skipComposite();
-      capture.append(buf, captureFrom, pos);
-      captureFrom = -1;
-      checkCaptured(capture, start);
+      captureComposite(capture, start);
       captureTarget = null;
       try (JsonParser p = plainReader.createParser(capture.data, 0, capture.length)) {
         p.nextToken();
@@ -426,6 +418,19 @@ final class ParallelListCodec<T extends HasMetadata> {
         throw malformed("in \"metadata\": " + Codecs.shorten(e.getOriginalMessage(), 120),
             start + Math.max(0, at));
       }
+    }
+
+    /**
+     * Skips the object or array whose first byte was just read (at body offset {@code start}),
+     * copying all its bytes into {@code into}, including those that {@link #fill()} moves out of
+     * the buffer meanwhile.
+     */
+    private void captureComposite(Batch into, long start) throws IOException {
+      captureFrom = pos - 1;
+      skipComposite();
+      into.append(buf, captureFrom, pos);
+      captureFrom = -1;
+      checkCaptured(into, start);
     }
 
     // ---- the byte scan
