@@ -6,6 +6,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -23,6 +25,8 @@ import java.util.concurrent.CompletableFuture;
  *       bytes per object = (used − baseline) / (n × informers). Live threads.
  *   <li><b>watch</b>: asks the server for a burst of {@code m} MODIFIED events; timed from the
  *       request until the handlers saw {@code m × informers × handlers} updates.
+ *   <li><b>latency warm-up</b> (when {@code pacedWarmup} > 0): the same paced load as below for
+ *       {@code pacedWarmup} events, not measured.
  *   <li><b>latency</b>: asks for {@code paced} events at {@code rate}/s, each stamped with the
  *       server's {@code System.nanoTime()}; the handler records now − stamp (the monotonic clock is
  *       system-wide on Linux, so the two processes share it).
@@ -49,6 +53,7 @@ public final class Driver {
     int n = Integer.parseInt(a.get("n"));
     int m = Integer.parseInt(a.getOrDefault("m", "0"));
     int paced = Integer.parseInt(a.getOrDefault("paced", "0"));
+    int pacedWarmup = Integer.parseInt(a.getOrDefault("pacedWarmup", "0"));
     double rate = Double.parseDouble(a.getOrDefault("rate", "200"));
     int informers = Integer.parseInt(a.getOrDefault("informers", "1"));
     int handlers = Integer.parseInt(a.getOrDefault("handlers", "1"));
@@ -116,6 +121,17 @@ public final class Driver {
       out.put("eventsPerSecond", m / ((t3 - t2) / 1e9));
       out.put("watchCpuSeconds", (cpu3 - cpu2) / 1e9);
     }
+    if (paced > 0 && pacedWarmup > 0) {
+      // The same paced load, unmeasured: the burst above never lets a thread wait for the next
+      // event, so the paths a paced event takes (parking, waking, a read that blocks mid-event)
+      // would otherwise be compiled, or deoptimized and recompiled, during the measurement.
+      long expected = sink.updates.get() + (long) pacedWarmup * informers * handlers;
+      CompletableFuture<?> run =
+          post(control, url + "/bench/paced?count=" + pacedWarmup + "&rate=" + rate);
+      out.put("pacedWarmupComplete", Sink.await(() -> sink.updates.get() >= expected, timeout));
+      run.join();
+      sink.clearLatencies();
+    }
     if (paced > 0) {
       long before = sink.updates.get();
       long expected = before + (long) paced * informers * handlers;
@@ -135,6 +151,14 @@ public final class Driver {
         out.put("maxMicros", lat[lat.length - 1] / 1e3);
       }
       out.put("latencyCpuSeconds", (cpu5 - cpu4) / 1e9);
+      String dump = System.getProperty("benchmark.latencyDump");
+      if (dump != null) {
+        // The offset turns the nanoTime stamps into epoch nanoseconds, to match a JFR recording.
+        long offset = System.currentTimeMillis() * 1_000_000L - System.nanoTime();
+        Files.writeString(
+            Path.of(dump.replace("%lib", library + "-" + variant).replace("%n", String.valueOf(n))),
+            "# epochOffsetNanos " + offset + "\n" + sink.latencyLines());
+      }
     }
     out.put("threadsAtEnd", ManagementFactory.getThreadMXBean().getThreadCount());
     finish(out, subject);

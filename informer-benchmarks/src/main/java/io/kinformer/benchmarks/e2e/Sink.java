@@ -24,10 +24,12 @@ final class Sink {
   final AtomicLong adds = new AtomicLong();
   final AtomicLong updates = new AtomicLong();
   private final long[] latencies;
+  private final long[] sentStamps;
   private final AtomicInteger latencyCount = new AtomicInteger();
 
   Sink(int maxLatencies) {
     this.latencies = new long[maxLatencies];
+    this.sentStamps = new long[maxLatencies];
   }
 
   void added() {
@@ -42,17 +44,37 @@ final class Sink {
       if (sent != null && !sent.equals(ZERO)) {
         int i = latencyCount.getAndIncrement();
         if (i < latencies.length) {
-          latencies[i] = now - Long.parseLong(sent);
+          long stamp = Long.parseLong(sent);
+          sentStamps[i] = stamp;
+          latencies[i] = now - stamp;
         }
       }
     }
     updates.incrementAndGet();
   }
 
+  /** Forgets the latencies recorded so far (call when no update is in flight). */
+  void clearLatencies() {
+    latencyCount.set(0);
+  }
+
   /** The recorded latencies in nanoseconds, sorted. */
   long[] latencies() {
     return Arrays.stream(latencies, 0, Math.min(latencyCount.get(), latencies.length))
         .sorted().toArray();
+  }
+
+  /**
+   * Each recorded event's server send stamp and latency in nanoseconds, one "stamp latency" line
+   * per event in arrival order (to line slow events up with a profile's GC and JIT events).
+   */
+  String latencyLines() {
+    StringBuilder sb = new StringBuilder();
+    int count = Math.min(latencyCount.get(), latencies.length);
+    for (int i = 0; i < count; i++) {
+      sb.append(sentStamps[i]).append(' ').append(latencies[i]).append('\n');
+    }
+    return sb.toString();
   }
 
   /** Waits (polling every 100 µs) until {@code condition} holds; false on timeout. */
