@@ -25,14 +25,16 @@ import java.util.concurrent.CompletableFuture;
  *       bytes per object = (used − baseline) / (n × informers). Live threads.
  *   <li><b>watch</b>: asks the server for a burst of {@code m} MODIFIED events; timed from the
  *       request until the handlers saw {@code m × informers × handlers} updates.
- *   <li><b>latency warm-up</b> (when {@code pacedWarmup} > 0): the same paced load as below for
- *       {@code pacedWarmup} events, not measured.
  *   <li><b>latency</b>: asks for {@code paced} events at {@code rate}/s, each stamped with the
  *       server's {@code System.nanoTime()}; the handler records now − stamp (the monotonic clock is
  *       system-wide on Linux, so the two processes share it).
  * </ol>
  *
- * Prints one line {@code RESULT {json}} on stdout, then exits.
+ * With {@code passes=2} the watch and latency phases run a second time, their figures recorded
+ * under keys prefixed {@code warm}: the first pass shows the JVM warming up, the second the steady
+ * state.
+ *
+ * <p>Prints one line {@code RESULT {json}} on stdout, then exits.
  *
  * <p>Thread safety: a main program (one thread, plus the library's).
  */
@@ -53,7 +55,6 @@ public final class Driver {
     int n = Integer.parseInt(a.get("n"));
     int m = Integer.parseInt(a.getOrDefault("m", "0"));
     int paced = Integer.parseInt(a.getOrDefault("paced", "0"));
-    int pacedWarmup = Integer.parseInt(a.getOrDefault("pacedWarmup", "0"));
     double rate = Double.parseDouble(a.getOrDefault("rate", "200"));
     int informers = Integer.parseInt(a.getOrDefault("informers", "1"));
     int handlers = Integer.parseInt(a.getOrDefault("handlers", "1"));
@@ -106,62 +107,67 @@ public final class Driver {
 
     // Every informer must be watching before events are sent.
     Sink.await(() -> watches(control, url) >= informers, timeout);
-    if (m > 0) {
-      long expected = (long) m * informers * handlers;
-      long cpu2 = cpuNanos();
-      long t2 = System.nanoTime();
-      out.put("watchStartEpochMillis", System.currentTimeMillis());
-      CompletableFuture<?> burst = post(control, url + "/bench/burst?count=" + m);
-      boolean done = Sink.await(() -> sink.updates.get() >= expected, timeout);
-      long t3 = System.nanoTime();
-      long cpu3 = cpuNanos();
-      burst.join();
-      out.put("watchComplete", done);
-      out.put("watchMillis", (t3 - t2) / 1e6);
-      out.put("eventsPerSecond", m / ((t3 - t2) / 1e9));
-      out.put("watchCpuSeconds", (cpu3 - cpu2) / 1e9);
-    }
-    if (paced > 0 && pacedWarmup > 0) {
-      // The same paced load, unmeasured: the burst above never lets a thread wait for the next
-      // event, so the paths a paced event takes (parking, waking, a read that blocks mid-event)
-      // would otherwise be compiled, or deoptimized and recompiled, during the measurement.
-      long expected = sink.updates.get() + (long) pacedWarmup * informers * handlers;
-      CompletableFuture<?> run =
-          post(control, url + "/bench/paced?count=" + pacedWarmup + "&rate=" + rate);
-      out.put("pacedWarmupComplete", Sink.await(() -> sink.updates.get() >= expected, timeout));
-      run.join();
-      sink.clearLatencies();
-    }
-    if (paced > 0) {
-      long before = sink.updates.get();
-      long expected = before + (long) paced * informers * handlers;
-      long cpu4 = cpuNanos();
-      out.put("pacedStartEpochMillis", System.currentTimeMillis());
-      CompletableFuture<?> run = post(control, url + "/bench/paced?count=" + paced + "&rate=" + rate);
-      boolean done = Sink.await(() -> sink.updates.get() >= expected, timeout);
-      long cpu5 = cpuNanos();
-      run.join();
-      long[] lat = sink.latencies();
-      out.put("latencyComplete", done);
-      out.put("latencyEvents", lat.length);
-      out.put("rate", rate);
-      if (lat.length > 0) {
-        out.put("p50Micros", lat[(int) Math.floor(0.50 * (lat.length - 1))] / 1e3);
-        out.put("p99Micros", lat[(int) Math.floor(0.99 * (lat.length - 1))] / 1e3);
-        out.put("maxMicros", lat[lat.length - 1] / 1e3);
+    int passes = Integer.parseInt(a.getOrDefault("passes", "1"));
+    for (int pass = 1; pass <= passes; pass++) {
+      // Pass 1 is the library's first burst and first paced load after sync; pass 2 repeats both
+      // on a warmed-up JVM (compiled, and recompiled after the deoptimizations that the change
+      // from burst to paced load causes), which is what a long-running controller sees.
+      String k = pass == 1 ? "" : "warm";
+      if (m > 0) {
+        long expected = sink.updates.get() + (long) m * informers * handlers;
+        long cpu2 = cpuNanos();
+        long t2 = System.nanoTime();
+        out.put(key(k, "watchStartEpochMillis"), System.currentTimeMillis());
+        CompletableFuture<?> burst = post(control, url + "/bench/burst?count=" + m);
+        boolean done = Sink.await(() -> sink.updates.get() >= expected, timeout);
+        long t3 = System.nanoTime();
+        long cpu3 = cpuNanos();
+        burst.join();
+        out.put(key(k, "watchComplete"), done);
+        out.put(key(k, "watchMillis"), (t3 - t2) / 1e6);
+        out.put(key(k, "eventsPerSecond"), m / ((t3 - t2) / 1e9));
+        out.put(key(k, "watchCpuSeconds"), (cpu3 - cpu2) / 1e9);
       }
-      out.put("latencyCpuSeconds", (cpu5 - cpu4) / 1e9);
-      String dump = System.getProperty("benchmark.latencyDump");
-      if (dump != null) {
-        // The offset turns the nanoTime stamps into epoch nanoseconds, to match a JFR recording.
-        long offset = System.currentTimeMillis() * 1_000_000L - System.nanoTime();
-        Files.writeString(
-            Path.of(dump.replace("%lib", library + "-" + variant).replace("%n", String.valueOf(n))),
-            "# epochOffsetNanos " + offset + "\n" + sink.latencyLines());
+      if (paced > 0) {
+        sink.clearLatencies();
+        long expected = sink.updates.get() + (long) paced * informers * handlers;
+        long cpu4 = cpuNanos();
+        out.put(key(k, "pacedStartEpochMillis"), System.currentTimeMillis());
+        CompletableFuture<?> run =
+            post(control, url + "/bench/paced?count=" + paced + "&rate=" + rate);
+        boolean done = Sink.await(() -> sink.updates.get() >= expected, timeout);
+        long cpu5 = cpuNanos();
+        run.join();
+        long[] lat = sink.latencies();
+        out.put(key(k, "latencyComplete"), done);
+        out.put(key(k, "latencyEvents"), lat.length);
+        out.put("rate", rate);
+        if (lat.length > 0) {
+          out.put(key(k, "p50Micros"), lat[(int) Math.floor(0.50 * (lat.length - 1))] / 1e3);
+          out.put(key(k, "p99Micros"), lat[(int) Math.floor(0.99 * (lat.length - 1))] / 1e3);
+          out.put(key(k, "maxMicros"), lat[lat.length - 1] / 1e3);
+        }
+        out.put(key(k, "latencyCpuSeconds"), (cpu5 - cpu4) / 1e9);
+        String dump = System.getProperty("benchmark.latencyDump");
+        if (dump != null) {
+          // The offset turns the nanoTime stamps into epoch nanoseconds, to match a JFR recording.
+          long offset = System.currentTimeMillis() * 1_000_000L - System.nanoTime();
+          String file = dump.replace("%lib", library + "-" + variant)
+              .replace("%n", String.valueOf(n)).replace("%pass", String.valueOf(pass));
+          Files.writeString(
+              Path.of(file), "# epochOffsetNanos " + offset + "\n" + sink.latencyLines());
+        }
       }
     }
     out.put("threadsAtEnd", ManagementFactory.getThreadMXBean().getThreadCount());
     finish(out, subject);
+  }
+
+  /** {@code name}, or with a prefix: {@code key("warm", "p99Micros")} is "warmP99Micros". */
+  private static String key(String prefix, String name) {
+    return prefix.isEmpty()
+        ? name
+        : prefix + Character.toUpperCase(name.charAt(0)) + name.substring(1);
   }
 
   private static void finish(Map<String, Object> out, Subject subject) {

@@ -26,9 +26,9 @@ import java.util.regex.Pattern;
  * <p>Run (after building the jar, see docs/benchmarks.md): {@code java -cp
  * informer-benchmarks/target/benchmarks.jar io.kinformer.benchmarks.e2e.Harness
  * --out=informer-benchmarks/target/e2e}. Options ({@code --key=value}): {@code sizes}
- * (10000,100000), {@code events} (M, 20000), {@code paced} (1000), {@code pacedWarmup} (0: paced events sent and not measured before
- * the {@code paced} ones), {@code rate} (200/s),
- * {@code rounds} (3), {@code heap} (3g), {@code libraries}
+ * (10000,100000), {@code events} (M, 20000), {@code paced} (1000), {@code passes} (2: the watch
+ * and latency phases run twice, the second time on a warmed-up JVM; 1: once), {@code rate}
+ * (200/s), {@code rounds} (3), {@code heap} (3g), {@code libraries}
  * (floor,kinformer,kinformer:strip,kinformer:meta,fabric8,official), {@code threadsN} (1000),
  * {@code threadInformers} (1,10,50), {@code threadHandlers} (1,10), {@code out}, {@code
  * reportOnly} (true: only rewrite the report and chart from {@code out/results.jsonl}), {@code
@@ -50,7 +50,7 @@ public final class Harness {
     o.put("events", "20000");
     o.put("paced", "1000");
     o.put("rate", "200");
-    o.put("pacedWarmup", "0");
+    o.put("passes", "2");
     o.put("rounds", "3");
     o.put("heap", "3g");
     o.put("libraries", "floor,kinformer,kinformer:strip,kinformer:meta,fabric8,official");
@@ -164,7 +164,7 @@ public final class Harness {
         "-cp", System.getProperty("java.class.path"),
         Driver.class.getName(),
         "library=" + library, "variant=" + variant, "url=" + url, "n=" + n, "m=" + m,
-        "paced=" + paced, "pacedWarmup=" + (paced > 0 ? o.get("pacedWarmup") : "0"),
+        "paced=" + paced, "passes=" + o.get("passes"),
         "rate=" + o.get("rate"), "informers=" + informers,
         "handlers=" + handlers));
     long t0 = System.nanoTime();

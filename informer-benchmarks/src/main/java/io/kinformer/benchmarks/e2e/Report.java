@@ -79,7 +79,9 @@ final class Report {
     List<String> failed = new ArrayList<>();
     for (Map<String, String> r : results) {
       if (!"true".equals(r.get("synced")) || "false".equals(r.get("watchComplete"))
-          || "false".equals(r.get("latencyComplete"))) {
+          || "false".equals(r.get("latencyComplete"))
+          || "false".equals(r.get("warmWatchComplete"))
+          || "false".equals(r.get("warmLatencyComplete"))) {
         failed.add(r.get("name") + " n=" + r.get("n") + " informers=" + r.get("informers")
             + " handlers=" + r.get("handlers") + " round=" + r.get("round"));
       }
@@ -128,6 +130,7 @@ final class Report {
         }
       }
       md.append('\n');
+      warmTable(md, byName);
     }
     List<Map<String, String>> threads = new ArrayList<>();
     for (Map<String, String> r : results) {
@@ -154,6 +157,47 @@ final class Report {
     }
     Files.writeString(out.resolve("report.md"), md);
     chart(main, new ArrayList<>(names), out.resolve("sync-heap.png"));
+  }
+
+  /**
+   * The second pass of the watch and latency phases (on a warmed-up JVM), when the runs have one:
+   * figures and ratios of medians.
+   */
+  private static void warmTable(StringBuilder md, Map<String, List<Map<String, String>>> byName) {
+    boolean any = byName.values().stream().flatMap(List::stream)
+        .anyMatch(r -> r.containsKey("warmEventsPerSecond"));
+    if (!any) {
+      return;
+    }
+    md.append("Second pass of the watch and latency phases (same load, warmed-up JVM), median "
+        + "(min–max):\n\n");
+    md.append("| driver | watch (events/s) | watch CPU (s) | p50 latency (µs) | p99 latency (µs) |"
+        + "\n|---|---|---|---|---|\n");
+    for (var lib : byName.entrySet()) {
+      List<Map<String, String>> rows = lib.getValue();
+      md.append("| ").append(lib.getKey())
+          .append(" | ").append(stat(rows, "warmEventsPerSecond").fmt("%.0f"))
+          .append(" | ").append(stat(rows, "warmWatchCpuSeconds").fmt("%.1f"))
+          .append(" | ").append(stat(rows, "warmP50Micros").fmt("%.0f"))
+          .append(" | ").append(stat(rows, "warmP99Micros").fmt("%.0f"))
+          .append(" |\n");
+    }
+    md.append("\n| kinformer variant | vs | events/s | p50 | p99 |\n|---|---|---|---|---|\n");
+    for (String k : byName.keySet()) {
+      if (!k.startsWith("kinformer")) {
+        continue;
+      }
+      for (String other : new String[] {"floor", "fabric8", "official"}) {
+        if (byName.containsKey(other)) {
+          md.append("| ").append(k).append(" | ").append(other)
+              .append(" | ").append(ratio(byName, k, other, "warmEventsPerSecond"))
+              .append(" | ").append(ratio(byName, k, other, "warmP50Micros"))
+              .append(" | ").append(ratio(byName, k, other, "warmP99Micros"))
+              .append(" |\n");
+        }
+      }
+    }
+    md.append('\n');
   }
 
   private static String ratio(Map<String, List<Map<String, String>>> byName, String a, String b,
