@@ -35,7 +35,7 @@ final class Codecs {
    * gives the same objects as Jackson's bean deserializer without its slow any-setter calls.
    */
   static JsonMapper newMapper(StringPool pool) {
-    return builder(pool).build();
+    return builder(pool, false).build();
   }
 
   /** {@link #newMapper(StringPool)} with a pool of its own. */
@@ -53,7 +53,7 @@ final class Codecs {
   static JsonMapper newCacheMapper(StringPool pool) {
     SimpleModule compactor = new SimpleModule("kinformer-cache-compactor");
     compactor.setDeserializerModifier(new CacheCompactor(pool));
-    return builder(pool).addModule(compactor).build();
+    return builder(pool, true).addModule(compactor).build();
   }
 
   /** {@link #newCacheMapper(StringPool)} with a pool of its own. */
@@ -61,7 +61,7 @@ final class Codecs {
     return newCacheMapper(new StringPool());
   }
 
-  private static JsonMapper.Builder builder(StringPool pool) {
+  private static JsonMapper.Builder builder(StringPool pool, boolean compact) {
     JsonFactory factory =
         JsonFactory.builder()
             .streamReadConstraints(
@@ -72,13 +72,13 @@ final class Codecs {
     return JsonMapper.builder(factory)
         .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
         .addModule(strings)
-        .addModule(fieldsV1());
+        .addModule(fieldsV1(compact));
   }
 
-  private static SimpleModule fieldsV1() {
+  private static SimpleModule fieldsV1(boolean compact) {
     // A module deserializer still goes through the deserializer modifiers (CacheCompactor).
     SimpleModule module = new SimpleModule("kinformer-fieldsv1");
-    module.addDeserializer(FieldsV1.class, new FieldsV1Deserializer());
+    module.addDeserializer(FieldsV1.class, new FieldsV1Deserializer(compact));
     return module;
   }
 

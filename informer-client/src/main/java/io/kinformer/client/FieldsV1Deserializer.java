@@ -1,6 +1,10 @@
 package io.kinformer.client;
 
 import io.fabric8.kubernetes.api.model.FieldsV1;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
@@ -37,6 +41,14 @@ import tools.jackson.databind.type.LogicalType;
  * v:}, {@code i:} or {@code .}), and reading into an existing {@code FieldsV1} ({@code
  * readerForUpdating}) returns a new object instead of merging (nothing in kinformer does that).
  *
+ * <p>In the informers' cache mapper ({@code compact}) nested JSON objects are built straight into
+ * the form {@link CacheCompactor} would turn Jackson's {@code LinkedHashMap}s into: the shared
+ * empty map for {@code {}} (every leaf of a field set), a {@link SmallMap} for up to {@value
+ * SmallMap#MAX_SIZE} entries, a {@code LinkedHashMap} beyond that, so no map is built twice.
+ * Duplicate keys keep the first key's position and the last value, as a {@code LinkedHashMap}
+ * does. Everything that is not a JSON object (strings, numbers, arrays, ...) is still read by the
+ * untyped deserializer and compacted as before, so the result equals the plain mapper's.
+ *
  * <p>Anything but a JSON object (a JSON {@code null} never gets here: it decodes to {@code null})
  * fails with a {@link tools.jackson.databind.exc.MismatchedInputException}, as with Jackson's bean
  * deserializer, though with Jackson's generic "cannot deserialize from ..." message.
@@ -48,19 +60,29 @@ final class FieldsV1Deserializer extends StdDeserializer<FieldsV1> {
   /** The mapper's untyped ({@code Object}) deserializer; null until contextualized. */
   private final @Nullable ValueDeserializer<Object> untyped;
 
+  /** Whether nested objects are built compact (the cache mapper). */
+  private final boolean compact;
+
+  /** For the plain mapper: nested objects as Jackson's untyped deserializer builds them. */
   FieldsV1Deserializer() {
-    this(null);
+    this(false);
   }
 
-  private FieldsV1Deserializer(@Nullable ValueDeserializer<Object> untyped) {
+  /** With {@code compact}, nested objects are built as {@link CacheCompactor} leaves them. */
+  FieldsV1Deserializer(boolean compact) {
+    this(null, compact);
+  }
+
+  private FieldsV1Deserializer(@Nullable ValueDeserializer<Object> untyped, boolean compact) {
     super(FieldsV1.class);
     this.untyped = untyped;
+    this.compact = compact;
   }
 
   @Override
   public ValueDeserializer<?> createContextual(
       DeserializationContext ctxt, @Nullable BeanProperty property) {
-    return new FieldsV1Deserializer(untyped(ctxt, property));
+    return new FieldsV1Deserializer(untyped(ctxt, property), compact);
   }
 
   private static ValueDeserializer<Object> untyped(
@@ -88,9 +110,7 @@ final class FieldsV1Deserializer extends StdDeserializer<FieldsV1> {
       try {
         JsonToken t = p.nextToken();
         // As Jackson's any-setter does: a JSON null is the value deserializer's null value.
-        value = t == JsonToken.VALUE_NULL
-            ? values.getNullValue(ctxt)
-            : values.deserialize(p, ctxt);
+        value = value(p, ctxt, t, values);
       } catch (JacksonException e) {
         // As Jackson's bean deserializer does: the error's path names the key being read.
         throw e.prependPath(fields, name);
@@ -98,6 +118,76 @@ final class FieldsV1Deserializer extends StdDeserializer<FieldsV1> {
       fields.setAdditionalProperty(name, value);
     }
     return fields;
+  }
+
+  private @Nullable Object value(
+      JsonParser p, DeserializationContext ctxt, JsonToken t, ValueDeserializer<Object> values) {
+    if (t == JsonToken.VALUE_NULL) {
+      // As Jackson's any-setter and untyped deserializer do: the value deserializer's null value.
+      return values.getNullValue(ctxt);
+    }
+    if (!compact) {
+      return values.deserialize(p, ctxt);
+    }
+    if (t == JsonToken.START_OBJECT) {
+      return compactObject(p, ctxt, values);
+    }
+    return CacheCompactor.compactUntyped(values.deserialize(p, ctxt));
+  }
+
+  /**
+   * Reads a JSON object, the parser on its opening brace, up to and including its closing brace,
+   * into the shared empty map, a {@link SmallMap} or (more than {@value SmallMap#MAX_SIZE}
+   * entries) a {@code LinkedHashMap}.
+   */
+  private Map<String, Object> compactObject(
+      JsonParser p, DeserializationContext ctxt, ValueDeserializer<Object> values) {
+    String name = p.nextName();
+    if (name == null) {
+      return Collections.emptyMap();
+    }
+    Object[] kv = new Object[8];
+    int size = 0;
+    Map<String, Object> large = null;
+    for (; name != null; name = p.nextName()) {
+      // No path is prepended to an error here: Jackson's untyped deserializer prepends none.
+      Object value = value(p, ctxt, p.nextToken(), values);
+      if (large != null) {
+        large.put(name, value);
+        continue;
+      }
+      int at = indexOf(kv, size, name);
+      if (at >= 0) {
+        kv[2 * at + 1] = value; // a duplicate key: the last value wins, the first position stays
+      } else if (size < SmallMap.MAX_SIZE) {
+        if (2 * size == kv.length) {
+          kv = Arrays.copyOf(kv, Math.min(2 * kv.length, 2 * SmallMap.MAX_SIZE));
+        }
+        kv[2 * size] = name;
+        kv[2 * size + 1] = value;
+        size++;
+      } else {
+        large = new LinkedHashMap<>();
+        for (int i = 0; i < size; i++) {
+          large.put((String) kv[2 * i], kv[2 * i + 1]);
+        }
+        large.put(name, value);
+      }
+    }
+    if (large != null) {
+      return large;
+    }
+    return new SmallMap<>(2 * size == kv.length ? kv : Arrays.copyOf(kv, 2 * size), size);
+  }
+
+  private static int indexOf(Object[] kv, int size, String name) {
+    for (int i = 0; i < size; i++) {
+      Object k = kv[2 * i];
+      if (k == name || name.equals(k)) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   @Override

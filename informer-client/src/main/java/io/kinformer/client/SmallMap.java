@@ -51,6 +51,18 @@ final class SmallMap<K, V> extends AbstractMap<K, V> implements Serializable {
     });
   }
 
+  /**
+   * A map of the first {@code size} pairs of {@code kv} ({@code k0, v0, k1, v1, ...}, keys
+   * distinct), which it takes over: the caller must not touch the array afterwards.
+   */
+  SmallMap(Object[] kv, int size) {
+    if (size < 0 || 2 * size > kv.length) {
+      throw new IllegalArgumentException("size " + size + " for " + kv.length + " slots");
+    }
+    this.kv = size == 0 ? EMPTY : kv;
+    this.size = size;
+  }
+
   private int indexOf(@Nullable Object key) {
     for (int i = 0; i < size; i++) {
       if (Objects.equals(key, kv[2 * i])) {

@@ -68,6 +68,14 @@ class FieldsV1DeserializerTest {
     }
     wide.append('}');
     String deep = "{\"f:a\":".repeat(60) + "{}" + "}".repeat(60);
+    // Nested objects right at and just past a small map's capacity, with a duplicate key
+    // before and after that point (the compact reader switches maps there).
+    StringBuilder nested = new StringBuilder("{\"f:spec\":{");
+    for (int i = 0; i < SmallMap.MAX_SIZE; i++) {
+      nested.append(i == 0 ? "" : ",").append("\"f:n").append(i).append("\":{}");
+    }
+    String atCapacity = nested + ",\"f:n3\":{\"f:dup\":{}}}}";
+    String pastCapacity = nested + ",\"f:n3\":1,\"f:extra\":{},\"f:n0\":{\"f:x\":{}}}}";
     return Stream.of(
         new Case("empty object", "{}"),
         new Case("JSON null", "null"),
@@ -90,7 +98,9 @@ class FieldsV1DeserializerTest {
         new Case("duplicate nested key", "{\"a\":{\"x\":1,\"x\":{}}}"),
         new Case("odd keys", "{\"\":{},\"f:\\u00e9\\\"q\\\\\":{},\"k:{\\\"a\\\":1}\":{}}"),
         new Case("more top-level keys than a small map holds", wide.toString()),
-        new Case("deeply nested", deep));
+        new Case("deeply nested", deep),
+        new Case("nested object at a small map's capacity, duplicate key", atCapacity),
+        new Case("nested object past a small map's capacity, duplicate keys", pastCapacity));
   }
 
   /** A non-object {@code fieldsV1}: plain Jackson refuses it. */

@@ -7,6 +7,7 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
+import java.util.AbstractMap.SimpleEntry;
 import java.util.ArrayList;
 import java.util.ConcurrentModificationException;
 import java.util.Iterator;
@@ -33,6 +34,19 @@ class SmallMapTest {
     assertThat(map.get(null)).isEqualTo("n");
     assertThat(map.containsKey("a")).isTrue();
     assertThat(map.get("zz")).isNull();
+  }
+
+  @Test
+  void fromPairs_usesTheFirstSizePairsAndStaysModifiable() {
+    SmallMap<String, Object> map = new SmallMap<>(new Object[] {"a", 1, "b", null, null, null}, 2);
+
+    assertThat(map).containsExactly(Map.entry("a", 1), new SimpleEntry<>("b", null));
+    map.put("c", 3);
+    assertThat(new ArrayList<>(map.keySet())).containsExactly("a", "b", "c");
+    assertThat(new SmallMap<>(new Object[0], 0)).isEmpty();
+    assertThatThrownBy(() -> new SmallMap<>(new Object[2], 2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("size 2 for 2 slots");
   }
 
   @Test
