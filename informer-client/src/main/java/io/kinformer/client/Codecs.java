@@ -1,6 +1,7 @@
 package io.kinformer.client;
 
 import io.fabric8.kubernetes.api.model.FieldsV1;
+import io.fabric8.kubernetes.api.model.Quantity;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.json.JsonFactory;
@@ -72,13 +73,18 @@ final class Codecs {
     return JsonMapper.builder(factory)
         .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
         .addModule(strings)
-        .addModule(fieldsV1(compact));
+        .addModule(modelModule(compact));
   }
 
-  private static SimpleModule fieldsV1(boolean compact) {
+  private static SimpleModule modelModule(boolean compact) {
     // A module deserializer still goes through the deserializer modifiers (CacheCompactor).
-    SimpleModule module = new SimpleModule("kinformer-fieldsv1");
+    SimpleModule module = new SimpleModule("kinformer-model");
     module.addDeserializer(FieldsV1.class, new FieldsV1Deserializer(compact));
+    if (compact) {
+      // Quantity names its deserializer in a class annotation, which wins over a module's
+      // deserializers: a mix-in annotation replaces it.
+      module.setMixInAnnotation(Quantity.class, QuantityDeserializer.MixIn.class);
+    }
     return module;
   }
 
