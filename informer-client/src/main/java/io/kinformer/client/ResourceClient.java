@@ -63,7 +63,6 @@ public final class ResourceClient<T extends HasMetadata> {
   private final @Nullable String namespace;
   private final @Nullable String labelSelector;
   private final @Nullable String fieldSelector;
-  private final ObjectReader objectReader;
 
   private ResourceClient(
       HttpCalls calls,
@@ -76,7 +75,17 @@ public final class ResourceClient<T extends HasMetadata> {
     this.namespace = namespace;
     this.labelSelector = labelSelector;
     this.fieldSelector = fieldSelector;
-    this.objectReader = calls.reader().forType(type.javaType());
+  }
+
+  /**
+   * The reader of single objects, made when a call needs it, not with the client: binding a type
+   * the first time builds Jackson's deserializers for its whole object graph (a few hundred
+   * milliseconds for {@code Pod} on a cold JVM), and a client made only for an informer's lister
+   * and watcher never reads a single object with this mapper. Jackson caches the deserializers,
+   * so later readers are cheap.
+   */
+  private ObjectReader objectReader() {
+    return calls.reader().forType(type.javaType());
   }
 
   /**
@@ -394,7 +403,7 @@ public final class ResourceClient<T extends HasMetadata> {
 
   private T decode(Response response, Request request) {
     try (InputStream in = response.body().byteStream()) {
-      T object = objectReader.readValue(in);
+      T object = objectReader().readValue(in);
       type.fillTypeMeta(object);
       return object;
     } catch (JacksonIOException e) {
