@@ -22,9 +22,7 @@ import tools.jackson.databind.json.JsonMapper;
 final class FloorSubject implements Subject {
 
   private final Map<String, Pod> cache = new HashMap<>();
-  private final ObjectReader podReader = JsonMapper.builder()
-      .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build()
-      .readerFor(Pod.class).without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+  private ObjectReader podReader; // made in start()
   private String url = "";
   private volatile boolean synced;
   private volatile boolean closed;
@@ -40,6 +38,12 @@ final class FloorSubject implements Subject {
     if (informers != 1 || handlers != 1) {
       throw new IllegalArgumentException("the floor has one map and one reader");
     }
+    // Made here, inside the timed sync, as every informer makes its decoder when it starts:
+    // readerFor builds Jackson's deserializers for Pod's whole object graph (a few hundred
+    // milliseconds on a cold JVM), which is part of the cost of decoding.
+    podReader = JsonMapper.builder()
+        .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build()
+        .readerFor(Pod.class).without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     thread = new Thread(() -> run(sink), "floor-reader");
     thread.setDaemon(true);
     thread.start();
