@@ -142,7 +142,7 @@ final class Report {
       md.append("### Threads (N = ").append(options.get("threadsN"))
           .append(" pods; JVM threads, one run each)\n\n");
       md.append("| driver | informers | handlers each | before informers | after sync | "
-          + "after 1000 events |\n|---|---|---|---|---|---|\n");
+          + "after " + eventsLabel(options) + " |\n|---|---|---|---|---|---|\n");
       for (Map<String, String> r : threads) {
         md.append("| ").append(r.get("name")).append(" | ").append(r.get("informers"))
             .append(" | ").append(r.get("handlers")).append(" | ")
@@ -157,6 +157,12 @@ final class Report {
     }
     Files.writeString(out.resolve("report.md"), md);
     chart(main, new ArrayList<>(names), out.resolve("sync-heap.png"));
+  }
+
+  /** The events the thread scenario sends: 1000 per pass. */
+  private static String eventsLabel(Map<String, String> options) {
+    int passes = Integer.parseInt(options.getOrDefault("passes", "1"));
+    return passes == 1 ? "1000 events" : passes + " × 1000 events";
   }
 
   /**
