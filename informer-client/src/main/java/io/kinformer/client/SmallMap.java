@@ -54,9 +54,11 @@ final class SmallMap<K, V> extends AbstractMap<K, V> implements Serializable {
   /**
    * A map of the first {@code size} pairs of {@code kv} ({@code k0, v0, k1, v1, ...}, keys
    * distinct), which it takes over: the caller must not touch the array afterwards.
+   *
+   * @throws IllegalArgumentException if the array's length is odd or holds fewer pairs
    */
   SmallMap(Object[] kv, int size) {
-    if (size < 0 || 2 * size > kv.length) {
+    if (size < 0 || 2 * size > kv.length || kv.length % 2 != 0) {
       throw new IllegalArgumentException("size " + size + " for " + kv.length + " slots");
     }
     this.kv = size == 0 ? EMPTY : kv;

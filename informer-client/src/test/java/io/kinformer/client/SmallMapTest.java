@@ -47,6 +47,10 @@ class SmallMapTest {
     assertThatThrownBy(() -> new SmallMap<>(new Object[2], 2))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("size 2 for 2 slots");
+    // An odd-length array would leave put() without room for a value after its last key.
+    assertThatThrownBy(() -> new SmallMap<>(new Object[] {"a", 1, null}, 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("size 1 for 3 slots");
   }
 
   @Test

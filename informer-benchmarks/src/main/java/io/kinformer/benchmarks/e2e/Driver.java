@@ -8,6 +8,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -154,8 +155,10 @@ public final class Driver {
           long offset = System.currentTimeMillis() * 1_000_000L - System.nanoTime();
           String file = dump.replace("%lib", library + "-" + variant)
               .replace("%n", String.valueOf(n)).replace("%pass", String.valueOf(pass));
+          // Appended: the runs of every round go to the same file, each after its own header.
           Files.writeString(
-              Path.of(file), "# epochOffsetNanos " + offset + "\n" + sink.latencyLines());
+              Path.of(file), "# epochOffsetNanos " + offset + "\n" + sink.latencyLines(),
+              StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         }
       }
     }

@@ -5,6 +5,8 @@ import java.io.InputStream;
 import java.net.URI;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.databind.DeserializationFeature;
@@ -22,11 +24,15 @@ import tools.jackson.databind.json.JsonMapper;
 final class FloorSubject implements Subject {
 
   private final Map<String, Pod> cache = new HashMap<>();
-  private ObjectReader podReader; // made in start()
+  private @Nullable ObjectReader podReader; // made in start()
   private String url = "";
   private volatile boolean synced;
   private volatile boolean closed;
   private Thread thread = new Thread(() -> { });
+
+  private ObjectReader reader() {
+    return Objects.requireNonNull(podReader, "start() makes the reader");
+  }
 
   @Override
   public void connect(String serverUrl) {
@@ -52,12 +58,12 @@ final class FloorSubject implements Subject {
   private void run(Sink sink) {
     try {
       String rv;
-      try (InputStream in = get("/api/v1/pods"); JsonParser p = podReader.createParser(in)) {
+      try (InputStream in = get("/api/v1/pods"); JsonParser p = reader().createParser(in)) {
         rv = readList(p, sink);
       }
       synced = true;
       try (InputStream in = get("/api/v1/pods?watch=true&resourceVersion=" + rv);
-          JsonParser p = podReader.createParser(in)) {
+          JsonParser p = reader().createParser(in)) {
         while (!closed && p.nextToken() == JsonToken.START_OBJECT) {
           String type = null;
           Pod pod = null;
@@ -66,7 +72,7 @@ final class FloorSubject implements Subject {
             if (name.equals("type")) {
               type = p.getString();
             } else if (name.equals("object")) {
-              pod = podReader.readValue(p);
+              pod = reader().readValue(p);
             } else {
               p.skipChildren();
             }
@@ -100,7 +106,7 @@ final class FloorSubject implements Subject {
         }
       } else if (name.equals("items")) {
         while (p.nextToken() == JsonToken.START_OBJECT) {
-          Pod pod = podReader.readValue(p);
+          Pod pod = reader().readValue(p);
           cache.put(key(pod), pod);
           sink.added();
         }

@@ -109,8 +109,8 @@ final class Report {
             .append(" | ").append(stat(rows, "threadsAfterSync").fmt("%.0f"))
             .append(" |\n");
       }
-      md.append("\nRatios of medians (kinformer ÷ other; for sync time and heap lower is better, "
-          + "for events/s higher is better):\n\n");
+      md.append("\nRatios of medians (kinformer ÷ other; for sync time, heap and latency lower is "
+          + "better, for events/s higher is better):\n\n");
       md.append("| kinformer variant | vs | sync time | heap per object | events/s | p99 |\n"
           + "|---|---|---|---|---|---|\n");
       for (String k : byName.keySet()) {
@@ -142,7 +142,7 @@ final class Report {
       md.append("### Threads (N = ").append(options.get("threadsN"))
           .append(" pods; JVM threads, one run each)\n\n");
       md.append("| driver | informers | handlers each | before informers | after sync | "
-          + "after " + eventsLabel(options) + " |\n|---|---|---|---|---|---|\n");
+          + "after " + eventsLabel(threads) + " |\n|---|---|---|---|---|---|\n");
       for (Map<String, String> r : threads) {
         md.append("| ").append(r.get("name")).append(" | ").append(r.get("informers"))
             .append(" | ").append(r.get("handlers")).append(" | ")
@@ -159,10 +159,10 @@ final class Report {
     chart(main, new ArrayList<>(names), out.resolve("sync-heap.png"));
   }
 
-  /** The events the thread scenario sends: 1000 per pass. */
-  private static String eventsLabel(Map<String, String> options) {
-    int passes = Integer.parseInt(options.getOrDefault("passes", "1"));
-    return passes == 1 ? "1000 events" : passes + " × 1000 events";
+  /** The events the thread scenario sent: 1000 per pass (a second pass records warm figures). */
+  private static String eventsLabel(List<Map<String, String>> threads) {
+    boolean twoPasses = threads.stream().anyMatch(r -> r.containsKey("warmEventsPerSecond"));
+    return twoPasses ? "2 × 1000 events" : "1000 events";
   }
 
   /**
@@ -175,8 +175,8 @@ final class Report {
     if (!any) {
       return;
     }
-    md.append("Second pass of the watch and latency phases (same load, warmed-up JVM), median "
-        + "(min–max):\n\n");
+    md.append("**Second pass** of the watch and latency phases (same load, same JVM, warmed up), "
+        + "median (min–max):\n\n");
     md.append("| driver | watch (events/s) | watch CPU (s) | p50 latency (µs) | p99 latency (µs) |"
         + "\n|---|---|---|---|---|\n");
     for (var lib : byName.entrySet()) {
@@ -188,7 +188,9 @@ final class Report {
           .append(" | ").append(stat(rows, "warmP99Micros").fmt("%.0f"))
           .append(" |\n");
     }
-    md.append("\n| kinformer variant | vs | events/s | p50 | p99 |\n|---|---|---|---|---|\n");
+    md.append("\nRatios of medians (kinformer ÷ other; for latency lower is better, for events/s"
+        + " higher is better):\n\n| kinformer variant | vs | events/s | p50 | p99 |\n"
+        + "|---|---|---|---|---|\n");
     for (String k : byName.keySet()) {
       if (!k.startsWith("kinformer")) {
         continue;
@@ -213,7 +215,8 @@ final class Report {
     if (sa.count() == 0 || sb.count() == 0 || sb.median() == 0) {
       return "–";
     }
-    return String.format(Locale.ROOT, "%.2f×", sa.median() / sb.median());
+    double r = sa.median() / sb.median();
+    return r < 0.01 ? "<0.01×" : String.format(Locale.ROOT, "%.2f×", r);
   }
 
   /** A linear or logarithmic value-to-fraction mapping. */
