@@ -63,12 +63,10 @@ final class FieldsV1Deserializer extends StdDeserializer<FieldsV1> {
   /** Whether nested objects are built compact (the cache mapper). */
   private final boolean compact;
 
-  /** For the plain mapper: nested objects as Jackson's untyped deserializer builds them. */
-  FieldsV1Deserializer() {
-    this(false);
-  }
-
-  /** With {@code compact}, nested objects are built as {@link CacheCompactor} leaves them. */
+  /**
+   * With {@code compact} (the cache mapper), nested objects are built as {@link CacheCompactor}
+   * leaves them; without (the plain mapper), as Jackson's untyped deserializer builds them.
+   */
   FieldsV1Deserializer(boolean compact) {
     this(null, compact);
   }
