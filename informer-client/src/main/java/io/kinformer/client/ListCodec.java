@@ -158,8 +158,11 @@ final class ListCodec<T extends HasMetadata> {
         case "continue" -> continueToken = stringOrNull(p, v);
         case "remainingItemCount" ->
             remaining = v == JsonToken.VALUE_NUMBER_INT ? p.getLongValue() : null;
-        default -> p.skipChildren();
+        default -> { }
       }
+      // A value of an unexpected shape (an object where a string belongs) is skipped whole, so
+      // that the parser leaves the metadata object where it really ends.
+      p.skipChildren();
     }
     return new ListMeta(resourceVersion, continueToken, remaining);
   }

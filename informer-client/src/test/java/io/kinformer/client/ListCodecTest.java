@@ -111,6 +111,22 @@ class ListCodecTest {
     assertThat(page.resourceVersion()).isEqualTo("5");
   }
 
+  @Test
+  void decode_listMetaFieldsOfTheWrongShape_areSkippedWhole() {
+    // An object or array where a string or number belongs is ignored, and the parser leaves the
+    // metadata object where it really ends: "items" after it is still read as the list's items.
+    String body = "{\"metadata\":{\"resourceVersion\":{\"a\":\"1\"},\"continue\":[\"t\"],"
+        + "\"remainingItemCount\":{},\"items\":[{\"metadata\":{\"name\":\"inner\"}}]},"
+        + "\"items\":[{\"metadata\":{\"name\":\"x\"}}]}";
+
+    ListResult<Pod> page = decode(ResourceType.of(Pod.class), body);
+
+    assertThat(page.resourceVersion()).isEmpty();
+    assertThat(page.continueToken()).isNull();
+    assertThat(page.remainingItemCount()).isNull();
+    assertThat(page.items()).extracting(p -> p.getMetadata().getName()).containsExactly("x");
+  }
+
   record BadCase(String name, String body, String expected) {
     @Override
     public String toString() {
@@ -127,6 +143,11 @@ class ListCodecTest {
         new BadCase("item not an object", "{\"items\":[42]}", "an item is not an object"),
         new BadCase("garbage", "{\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[{]}",
             "malformed list"),
+        // Found by ParallelListCodecTest's fuzzing: the number became "{", so the metadata
+        // object swallows "items" and the list object is never closed.
+        new BadCase("list object never closed",
+            "{\"metadata\":{\"resourceVersion\":\"1\",\"remainingItemCount\":{},"
+                + "\"items\":[{\"metadata\":{\"name\":\"a\"}}]}\n", "malformed list"),
         new BadCase("long garbage", "{\"items\":[" + "x".repeat(5000) + "]}", "malformed list"));
   }
 
