@@ -80,6 +80,7 @@ final class Codecs {
     // A module deserializer still goes through the deserializer modifiers (CacheCompactor).
     SimpleModule module = new SimpleModule("kinformer-model");
     module.addDeserializer(FieldsV1.class, new FieldsV1Deserializer(compact));
+    UniqueStrings.register(module);
     if (compact) {
       // Quantity names its deserializer in a class annotation, which wins over a module's
       // deserializers: a mix-in annotation replaces it.

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodIP;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Status;
 import java.util.ArrayList;
@@ -205,6 +206,34 @@ class CodecsTest {
         .isSameAs(b.getMetadata().getLabels().get("app"));
     assertThat(a.getStatus().getConditions().get(0).getStatus())
         .isSameAs(b.getStatus().getConditions().get(1).getStatus());
+  }
+
+  @Test
+  void bothMappers_valuesUniqueByNature_bypassThePool() {
+    // Names, uids, resourceVersions, pod IPs and container IDs are decoded equal but never
+    // shared: pooling them would only evict values that objects do have in common.
+    String podIp = "{\"ip\":\"10.1.0.0\"}";
+    for (JsonMapper mapper : List.of(Codecs.newMapper(), Codecs.newCacheMapper())) {
+      Pod a = mapper.readValue(realisticPod(), Pod.class);
+      Pod b = mapper.readValue(realisticPod(), Pod.class);
+
+      assertThat(a).isEqualTo(b);
+      assertThat(a.getMetadata().getName()).isNotSameAs(b.getMetadata().getName());
+      assertThat(a.getMetadata().getUid()).isNotSameAs(b.getMetadata().getUid());
+      assertThat(a.getMetadata().getResourceVersion())
+          .isNotSameAs(b.getMetadata().getResourceVersion());
+      assertThat(a.getStatus().getPodIP()).isNotSameAs(b.getStatus().getPodIP());
+      assertThat(a.getStatus().getContainerStatuses().get(0).getContainerID())
+          .isNotSameAs(b.getStatus().getContainerStatuses().get(0).getContainerID());
+      assertThat(mapper.readValue(podIp, PodIP.class).getIp())
+          .isEqualTo("10.1.0.0")
+          .isNotSameAs(mapper.readValue(podIp, PodIP.class).getIp());
+      // Shared values of the same objects still are.
+      assertThat(a.getMetadata().getGenerateName()).isSameAs(b.getMetadata().getGenerateName());
+      assertThat(a.getStatus().getHostIP()).isSameAs(b.getStatus().getHostIP());
+      assertThat(a.getSpec().getContainers().get(0).getName())
+          .isSameAs(b.getSpec().getContainers().get(0).getName());
+    }
   }
 
   @Test
