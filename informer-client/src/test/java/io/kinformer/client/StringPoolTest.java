@@ -55,6 +55,51 @@ class StringPoolTest {
   }
 
   @Test
+  void get_valuesOfManyLengths_hitFromEitherEntryPoint() {
+    // Short and long, ASCII, Latin-1 and not: inserted through one method, found through the other.
+    List<String> values = new ArrayList<>();
+    for (int length : new int[] {1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 40, StringPool.MAX_LENGTH}) {
+      values.add("abcdefghijklmnopqrstuvwxyz0123456789".repeat(4).substring(0, length));
+      values.add("é" + "x".repeat(length - 1)); // Latin-1, above ASCII
+      values.add("€" + "x".repeat(length - 1)); // not Latin-1
+    }
+    for (String v : values) {
+      String viaChars = pool.get(("[" + v + "]").toCharArray(), 1, v.length());
+      assertThat(viaChars).isEqualTo(v);
+      assertThat(pool.get(new String(v))).isSameAs(viaChars);
+    }
+    StringPool other = new StringPool();
+    for (String v : values) {
+      String viaString = other.get(new String(v));
+      assertThat(other.get(("<" + v + ">").toCharArray(), 1, v.length())).isSameAs(viaString);
+    }
+  }
+
+  @Test
+  void get_equalHashAndLength_differentCharacters_areNotConfused() {
+    // "Aa", "BB" and ";\u011B" share String.hashCode() and length, so they compete for one slot:
+    // the pool must compare the characters, not trust the hash.
+    String longPrefix = "y".repeat(40);
+    for (String prefix : new String[] {"", "p-", longPrefix}) {
+      List<String> group = List.of(prefix + "Aa", prefix + "BB", prefix + ";\u011B");
+      assertThat(group).extracting(String::hashCode).containsOnly(group.get(0).hashCode());
+      for (String a : group) {
+        for (String b : group) {
+          StringPool fresh = new StringPool();
+          String first = fresh.get(a.toCharArray(), 0, a.length());
+          String second = fresh.get(b.toCharArray(), 0, b.length());
+          assertThat(first).isEqualTo(a);
+          assertThat(second).isEqualTo(b);
+          assertThat(fresh.get(new String(b))).isEqualTo(b);
+          if (a.equals(b)) {
+            assertThat(second).isSameAs(first);
+          }
+        }
+      }
+    }
+  }
+
+  @Test
   void get_fromManyThreads_alwaysReturnsAnEqualString() throws Exception {
     // A small vocabulary (shared) mixed with unique values (evicting), as in decoded objects.
     ExecutorService threads = Executors.newFixedThreadPool(4);
