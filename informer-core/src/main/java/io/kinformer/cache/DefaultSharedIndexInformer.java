@@ -72,7 +72,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
 
   private final String name;
   private final ListerWatcher<T> listerWatcher;
-  private final Indexer<T> indexer;
+  private final ThreadSafeIndexer<T> indexer;
   private final SharedProcessor<T> processor = new SharedProcessor<>();
   private final ReentrantLock blockDeltas = new ReentrantLock();
   private final Clock clock;
@@ -124,7 +124,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
             throw new IllegalArgumentException("index " + k + " is built in");
           }
         });
-    this.indexer = Indexers.newIndexer(Keys::metaNamespaceKey, indices);
+    this.indexer = new ThreadSafeIndexer<>(Keys::metaNamespaceKey, indices);
     this.resyncCheckPeriod = b.defaultResync;
     this.defaultEventHandlerResyncPeriod = b.defaultResync;
     if (b.deliveryExecutor != null) {
@@ -432,15 +432,14 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
     switch (d.type()) {
       case SYNC, REPLACED, ADDED, UPDATED -> {
         T obj = d.unwrap();
-        Optional<T> old = indexer.get(obj);
-        if (old.isPresent()) {
-          indexer.update(obj);
+        // client-go's get, then update or add: as one write (this thread is the only writer).
+        T old = indexer.upsert(obj);
+        if (old != null) {
           // Same resourceVersion: a resync (periodic, or a relist that found it unchanged). Only
           // handlers due for a resync get it; real changes go to everyone.
-          boolean isSync = Objects.equals(resourceVersion(old.get()), resourceVersion(obj));
-          processor.distribute(new Notification.Update<>(old.get(), obj), isSync);
+          boolean isSync = Objects.equals(resourceVersion(old), resourceVersion(obj));
+          processor.distribute(new Notification.Update<>(old, obj), isSync);
         } else {
-          indexer.add(obj);
           processor.distribute(new Notification.Add<>(obj, isInInitialList), false);
         }
       }

@@ -106,7 +106,17 @@ final class ThreadSafeIndexer<T> implements Indexer<T> {
     put(obj);
   }
 
-  private void put(T obj) {
+  /**
+   * Inserts {@code obj} or replaces the object with its key, and returns the object it replaced
+   * (null if none): {@code get} followed by {@code add} or {@code update}, with one key computation
+   * and one lock instead of two. The informer's processing loop uses it for every object it
+   * stores.
+   */
+  @Nullable T upsert(T obj) {
+    return put(obj);
+  }
+
+  private @Nullable T put(T obj) {
     Objects.requireNonNull(obj, "obj");
     String key = keyOf(obj);
     IndexerSet<T> fns = indexers;
@@ -125,6 +135,7 @@ final class ThreadSafeIndexer<T> implements Indexer<T> {
         updateIndexLocked(
             fns.name(i), key, oldValues == null ? null : oldValues.get(i), newValues.get(i));
       }
+      return old;
     } finally {
       writeLock.unlock();
     }

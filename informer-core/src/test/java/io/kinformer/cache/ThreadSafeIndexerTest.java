@@ -226,6 +226,22 @@ class ThreadSafeIndexerTest {
   }
 
   @Test
+  void upsert_returnsWhatItReplacedAndReindexes() {
+    ThreadSafeIndexer<Pod> store = nodeAndNamespaceIndexer();
+    Pod first = pod("ns", "a", "node-1");
+    Pod second = pod("ns", "a", "node-2");
+
+    assertThat(store.upsert(first)).isNull();
+    assertThat(store.upsert(second)).isSameAs(first);
+
+    assertThat(store.getByKey("ns/a")).containsSame(second);
+    assertThat(store.byIndex(BY_NODE, "node-1")).isEmpty();
+    assertThat(store.byIndex(BY_NODE, "node-2")).containsExactly(second);
+    assertThat(store.upsert(pod("other", "a", "node-2"))).isNull();
+    assertThat(store.byIndex(BY_NODE, "node-2")).hasSize(2);
+  }
+
+  @Test
   void update_whenLabelRemoved_leavesIndex() {
     ThreadSafeIndexer<Pod> store = podIndexer(Map.of(BY_APP, TestObjects::appOf));
     store.add(pod("ns", "a", null, Map.of("app", "web")));
