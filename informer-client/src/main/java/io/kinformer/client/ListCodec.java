@@ -156,8 +156,8 @@ final class ListCodec<T extends HasMetadata> {
       switch (m) {
         case "resourceVersion" -> resourceVersion = stringOrNull(p, v);
         case "continue" -> continueToken = stringOrNull(p, v);
-        case "remainingItemCount" ->
-            remaining = v == JsonToken.VALUE_NUMBER_INT ? p.getLongValue() : null;
+        case "remainingItemCount" -> remaining = v == JsonToken.VALUE_NUMBER_INT
+            && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER ? p.getLongValue() : null;
         default -> { }
       }
       // A value of an unexpected shape (an object where a string belongs) is skipped whole, so

@@ -113,10 +113,12 @@ class ListCodecTest {
 
   @Test
   void decode_listMetaFieldsOfTheWrongShape_areSkippedWhole() {
-    // An object or array where a string or number belongs is ignored, and the parser leaves the
-    // metadata object where it really ends: "items" after it is still read as the list's items.
+    // An object or array where a string or number belongs, or a count beyond a long, is ignored,
+    // and the parser leaves the metadata object where it really ends: "items" after it is still
+    // read as the list's items.
     String body = "{\"metadata\":{\"resourceVersion\":{\"a\":\"1\"},\"continue\":[\"t\"],"
-        + "\"remainingItemCount\":{},\"items\":[{\"metadata\":{\"name\":\"inner\"}}]},"
+        + "\"remainingItemCount\":{},\"items\":[{\"metadata\":{\"name\":\"inner\"}}],"
+        + "\"remainingItemCount\":99999999999999999999},"
         + "\"items\":[{\"metadata\":{\"name\":\"x\"}}]}";
 
     ListResult<Pod> page = decode(ResourceType.of(Pod.class), body);

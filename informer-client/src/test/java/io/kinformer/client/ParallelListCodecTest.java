@@ -277,6 +277,7 @@ class ParallelListCodecTest {
             .isEqualTo(expected.items());
         assertThat(actual.resourceVersion()).isEqualTo(expected.resourceVersion());
         assertThat(actual.continueToken()).isEqualTo(expected.continueToken());
+        assertThat(actual.remainingItemCount()).isEqualTo(expected.remainingItemCount());
       }
     }
     assertThat(accepted).as("some corruptions still decode (seed %d)", seed).isPositive();
