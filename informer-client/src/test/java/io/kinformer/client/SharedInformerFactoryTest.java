@@ -272,9 +272,14 @@ class SharedInformerFactoryTest {
     // fails until then, however slowly this test's steps run (one failure was not enough on a
     // loaded machine: the informer's retry could arrive before the compaction).
     server.faults().failNext(Verb.WATCH, "pods", Integer.MAX_VALUE, 500);
-    server.faults().resetAllWatches();
-    // The reset is asynchronous: make sure the old watch cannot carry the deletion.
-    await().until(() -> server.faults().openWatches("pods") == 0);
+    // The reset is asynchronous, and a watch request already past the failure check when it was
+    // armed (the informer's first watch starts right after the sync) registers only after a
+    // reset went through the open watches: reset until none is open, so that no old watch can
+    // carry the deletion.
+    await().until(() -> {
+      server.faults().resetAllWatches();
+      return server.faults().openWatches("pods") == 0;
+    });
     pods.delete("goes");
     pods.create(pod("default", "new", Map.of()));
     server.faults().compactHistory();
