@@ -432,7 +432,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
     switch (d.type()) {
       case SYNC, REPLACED, ADDED, UPDATED -> {
         T obj = d.unwrap();
-        // client-go's get, then update or add: as one write (this thread is the only writer).
+        // client-go's get, then update or add, as one atomic write.
         T old = indexer.upsert(obj);
         if (old != null) {
           // Same resourceVersion: a resync (periodic, or a relist that found it unchanged). Only

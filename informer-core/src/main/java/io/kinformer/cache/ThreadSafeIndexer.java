@@ -98,12 +98,12 @@ final class ThreadSafeIndexer<T> implements Indexer<T> {
 
   @Override
   public void add(T obj) {
-    put(obj);
+    upsert(obj);
   }
 
   @Override
   public void update(T obj) {
-    put(obj);
+    upsert(obj);
   }
 
   /**
@@ -113,10 +113,6 @@ final class ThreadSafeIndexer<T> implements Indexer<T> {
    * stores.
    */
   @Nullable T upsert(T obj) {
-    return put(obj);
-  }
-
-  private @Nullable T put(T obj) {
     Objects.requireNonNull(obj, "obj");
     String key = keyOf(obj);
     IndexerSet<T> fns = indexers;
