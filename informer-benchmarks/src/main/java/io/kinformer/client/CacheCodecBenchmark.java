@@ -72,7 +72,8 @@ public class CacheCodecBenchmark {
    * one go, as an informer's initial list of a large cluster: unlike the {@value #PAGE}-pod page,
    * which the pool and the CPU caches learn by heart, it sees unique values evicting pool slots,
    * a pool that has dropped out of the CPU caches, and the garbage collector copying what the
-   * list retains. Run it alone: {@code ... CacheCodecBenchmark.largeList -w 5s -r 5s}.
+   * list retains. Run it alone with longer iterations: {@code java -jar
+   * informer-benchmarks/target/benchmarks.jar CacheCodecBenchmark.largeList -w 5s -r 5s}.
    */
   @Benchmark
   @OperationsPerInvocation(LARGE)

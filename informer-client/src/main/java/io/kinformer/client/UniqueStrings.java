@@ -11,8 +11,9 @@ import tools.jackson.databind.module.SimpleModule;
 /**
  * Properties whose values are unique by nature — an object's name, uid and resourceVersion, a
  * pod's IP, a container's ID — decoded by Jackson's own {@link StringDeserializer}, bypassing the
- * {@link StringPool}. Pooling them shares nothing: the lookup always misses, copies the characters
- * and evicts a value that other objects do share (a label, an image, a timestamp). Values that
+ * {@link StringPool}. Pooling them shares next to nothing (only an object's next version, if
+ * its value is still pooled then): the lookup almost always misses, copies the characters and
+ * evicts a value that other objects do share (a label, an image, a timestamp). Values that
  * many objects have in common in a real cluster (generateName, owner references, node names, host
  * IPs, image IDs) stay pooled, even where a synthetic workload makes them unique.
  *
