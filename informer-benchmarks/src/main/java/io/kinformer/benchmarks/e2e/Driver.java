@@ -90,7 +90,7 @@ public final class Driver {
     out.put("syncStartEpochMillis", System.currentTimeMillis()); // to find the phases in a profile
     subject.start(sink, informers, handlers);
     long expectedAdds = (long) n * informers * handlers;
-    boolean ok = Sink.await(() -> subject.synced() && sink.adds.get() >= expectedAdds, timeout);
+    boolean ok = sink.adds.await(expectedAdds, subject::synced, timeout);
     long t1 = System.nanoTime();
     long cpu1 = cpuNanos();
     out.put("synced", ok);
@@ -120,7 +120,7 @@ public final class Driver {
         long t2 = System.nanoTime();
         out.put(key(k, "watchStartEpochMillis"), System.currentTimeMillis());
         CompletableFuture<?> burst = post(control, url + "/bench/burst?count=" + m);
-        boolean done = Sink.await(() -> sink.updates.get() >= expected, timeout);
+        boolean done = sink.updates.await(expected, timeout);
         long t3 = System.nanoTime();
         long cpu3 = cpuNanos();
         burst.join();
@@ -136,7 +136,7 @@ public final class Driver {
         out.put(key(k, "pacedStartEpochMillis"), System.currentTimeMillis());
         CompletableFuture<?> run =
             post(control, url + "/bench/paced?count=" + paced + "&rate=" + rate);
-        boolean done = Sink.await(() -> sink.updates.get() >= expected, timeout);
+        boolean done = sink.updates.await(expected, timeout);
         long cpu5 = cpuNanos();
         run.join();
         long[] lat = sink.latencies();
