@@ -33,7 +33,9 @@ final class CodecTailStream extends FilterInputStream {
   /** ring[(i & MASK)] holds byte i of the stream, for total - WINDOW <= i < total. */
   private final byte[] ring = new byte[WINDOW];
 
-  private long total;
+  // Volatile so that position() may be read from another thread (a watch's inactivity guard);
+  // written once or twice per read call, never per byte of a bulk read.
+  private volatile long total;
 
   /** Reads may not go past this byte offset (exclusive); Long.MAX_VALUE when unlimited. */
   private long limit = Long.MAX_VALUE;
@@ -125,7 +127,7 @@ final class CodecTailStream extends FilterInputStream {
     total += len;
   }
 
-  /** How many bytes have passed through so far. */
+  /** How many bytes have passed through so far; may be called from any thread. */
   long position() {
     return total;
   }

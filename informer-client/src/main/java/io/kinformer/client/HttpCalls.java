@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.kinformer.cache.ApiException;
 import io.kinformer.cache.InformerException;
 import io.kinformer.cache.ListResult;
+import io.kinformer.time.Clock;
+import io.kinformer.time.Scheduler;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
@@ -12,7 +14,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
 import okhttp3.HttpUrl;
-import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -32,11 +33,9 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class HttpCalls {
 
-  /** A request tag: the read timeout (inactivity limit) of one watch call. */
-  record WatchIdle(Duration timeout) {}
 
   /** An opened watch: its call (to cancel) and its response (headers read, body not yet). */
-  record Opened(Call call, Response response) {}
+  record Opened(Call call, Response response, WatchIdleGuard guard) {}
 
   private final OkHttpClient client;
   private final OkHttpClient watchClient;
@@ -82,9 +81,10 @@ final class HttpCalls {
     this.timeouts = Objects.requireNonNull(timeouts, "timeouts");
     this.statusCodec = new StatusCodec(mapper.reader());
     // Watches share the client's connection pool and dispatcher, but get no call timeout (a watch
-    // lasts minutes) and a per-call read timeout instead: the inactivity guard.
+    // lasts minutes) and no read timeout (okio would wake its watchdog thread on every read): a
+    // WatchIdleGuard per call is the inactivity limit instead.
     this.watchClient =
-        client.newBuilder().callTimeout(Duration.ZERO).addInterceptor(HttpCalls::watchIdle).build();
+        client.newBuilder().callTimeout(Duration.ZERO).readTimeout(Duration.ZERO).build();
     Objects.requireNonNull(cacheMapper, "cacheMapper");
     this.forCache = cacheMapper == mapper ? this : new HttpCalls(this, cacheMapper);
   }
@@ -108,17 +108,6 @@ final class HttpCalls {
    */
   HttpCalls forCache() {
     return forCache;
-  }
-
-  private static Response watchIdle(Interceptor.Chain chain) throws IOException {
-    WatchIdle idle = chain.request().tag(WatchIdle.class);
-    if (idle == null) {
-      return chain.proceed(chain.request());
-    }
-    long millis = Math.max(1, Math.min(Integer.MAX_VALUE, idle.timeout().toMillis()));
-    return chain
-        .withReadTimeout((int) millis, TimeUnit.MILLISECONDS)
-        .proceed(chain.request());
   }
 
   HttpUrl baseUrl() {
@@ -171,16 +160,27 @@ final class HttpCalls {
   }
 
   /**
-   * Opens a watch: returns once the response headers have arrived.
+   * Opens a watch: returns once the response headers have arrived, with the call's inactivity
+   * guard running (the caller points it at the body with {@link WatchIdleGuard#watch} and stops
+   * it when done with the response).
    *
-   * @param idle the inactivity limit: a read that waits longer fails
+   * @param idle the inactivity limit: no byte for that long (headers included) cancels the call
    * @throws ApiException for a non-2xx response
-   * @throws InformerException for an I/O failure
+   * @throws InformerException for an I/O failure, or no response headers within {@code idle}
    */
   Opened openWatch(Request request, Duration idle) {
-    Request tagged = request.newBuilder().tag(WatchIdle.class, new WatchIdle(idle)).build();
-    Call call = watchClient.newCall(tagged);
-    return new Opened(call, checked(tagged, call));
+    Call call = watchClient.newCall(request);
+    WatchIdleGuard guard = WatchIdleGuard.start(call, idle, Clock.system(), Scheduler.system());
+    try {
+      return new Opened(call, checked(request, call), guard);
+    } catch (RuntimeException e) {
+      guard.stop();
+      if (guard.fired()) {
+        throw new InformerException(
+            "watch went silent: no response within " + idle + " on " + describe(request), e);
+      }
+      throw e;
+    }
   }
 
   private Response checked(Request request, Call call) {

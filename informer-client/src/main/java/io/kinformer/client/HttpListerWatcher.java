@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * reflector sets, then the tweak function runs last (it may override anything). Every set field is
  * sent (see {@link HttpPaths#addQuery}).
  *
- * <p>Lists have a whole-call timeout ({@link HttpTimeouts#listPage()}). Watches have a read
- * timeout instead, as an inactivity guard: {@code timeoutSeconds} plus a grace, or {@link
+ * <p>Lists have a whole-call timeout ({@link HttpTimeouts#listPage()}). Watches have an inactivity
+ * limit instead ({@link WatchIdleGuard}): {@code timeoutSeconds} plus a grace, or {@link
  * HttpTimeouts#watchIdle()}; a watch that stays silent longer (a dead connection, an API server
  * that went away) fails with an {@link InformerException} and the reflector re-watches.
  *
@@ -90,7 +90,8 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
     // The codec reads nothing until the first next(): this returns as soon as headers arrived.
     WatchCodec<T> codec =
         new WatchCodec<>(opened.response().body().byteStream(), calls.reader(), type, what);
-    return new HttpWatch<>(opened.call(), opened.response(), codec, what);
+    opened.guard().watch(codec::bytesRead);
+    return new HttpWatch<>(opened.call(), opened.response(), codec, opened.guard(), what);
   }
 
   /** The reflector's options with our fixed selectors ANDed in, then the tweak applied. */

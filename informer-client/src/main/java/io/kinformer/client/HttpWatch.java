@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.kinformer.cache.InformerException;
 import io.kinformer.cache.Watch;
 import io.kinformer.cache.WatchEvent;
-import java.io.InterruptedIOException;
 import java.util.concurrent.locks.ReentrantLock;
 import okhttp3.Call;
 import okhttp3.Response;
@@ -39,6 +38,7 @@ final class HttpWatch<T extends HasMetadata> implements Watch<T> {
   private final Call call;
   private final Response response;
   private final WatchCodec<T> codec;
+  private final WatchIdleGuard guard;
   private final String what;
 
   private final ReentrantLock lock = new ReentrantLock();
@@ -59,10 +59,12 @@ final class HttpWatch<T extends HasMetadata> implements Watch<T> {
   // @GuardedBy("lock")
   private boolean released;
 
-  HttpWatch(Call call, Response response, WatchCodec<T> codec, String what) {
+  HttpWatch(
+      Call call, Response response, WatchCodec<T> codec, WatchIdleGuard guard, String what) {
     this.call = call;
     this.response = response;
     this.codec = codec;
+    this.guard = guard;
     this.what = what;
   }
 
@@ -123,11 +125,10 @@ final class HttpWatch<T extends HasMetadata> implements Watch<T> {
 
   private InformerException ioFailure(JacksonIOException e) {
     Throwable cause = e.getCause();
-    if (cause instanceof InterruptedIOException) {
-      // OkHttp's read timeout: the inactivity guard fired.
+    if (guard.fired()) {
+      // The guard cancelled the call, which is what made the read fail.
       return new InformerException(
-          "watch went silent: no data within the read timeout on " + what + " (" + cause + ")",
-          cause);
+          "watch went silent: no data for " + guard.idle() + " on " + what, cause);
     }
     return new InformerException("I/O error reading the watch of " + what + ": " + cause, cause);
   }
@@ -164,6 +165,7 @@ final class HttpWatch<T extends HasMetadata> implements Watch<T> {
     assert lock.isHeldByCurrentThread();
     if (!released) {
       released = true;
+      guard.stop();
       codec.close();
       response.close();
     }

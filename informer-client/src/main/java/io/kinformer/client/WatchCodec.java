@@ -234,6 +234,11 @@ final class WatchCodec<T extends HasMetadata> {
     return cause == null ? new InformerException(message) : new InformerException(message, cause);
   }
 
+  /** The bytes of the stream read so far; may be called from any thread. */
+  long bytesRead() {
+    return in.position();
+  }
+
   /** Closes the parser and the body. */
   void close() {
     if (parser != null) {

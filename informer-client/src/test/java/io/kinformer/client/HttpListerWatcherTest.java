@@ -28,6 +28,7 @@ import java.util.stream.Stream;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
+import mockwebserver3.SocketEffect;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import okio.Buffer;
@@ -430,6 +431,49 @@ class HttpListerWatcherTest {
         .hasMessageContaining("GET " + server.url("/api/v1/pods"));
     assertThat(watch.next()).isNull();
     watch.close();
+  }
+
+  @Test
+  void watch_noResponseHeadersWithinTheIdleLimit_failsWithInformerException() {
+    server.enqueue(new MockResponse.Builder().onResponseStart(SocketEffect.Stall.INSTANCE).build());
+    ResourceClient<Pod> pods = ResourceClient.create(
+        http, server.url("/"), ResourceType.of(Pod.class), Codecs.newMapper(), idle(200));
+
+    assertThatThrownBy(() -> pods.listerWatcher().watch(ListOptions.none()))
+        .isInstanceOf(InformerException.class)
+        .isNotInstanceOf(ApiException.class)
+        .hasMessageContaining("went silent: no response within")
+        .hasMessageContaining("GET " + server.url("/api/v1/pods"));
+  }
+
+  @Test
+  void watch_slowButNeverSilentForTheIdleLimit_deliversEverything() throws Exception {
+    // 1,328 bytes at 100 bytes per 100 ms: more than three times the 400 ms limit in all, but
+    // never 400 ms without a byte. The limit is on silence, not on the watch's length.
+    server.enqueue(new MockResponse.Builder().code(200)
+        .addHeader("Content-Type", "application/json")
+        .chunkedBody(CodecTranscripts.read("watch-03-bookmarks.jsonl"), 64)
+        .throttleBody(100, 100, TimeUnit.MILLISECONDS)
+        .build());
+    ResourceClient<Pod> pods = ResourceClient.create(
+        http, server.url("/"), ResourceType.of(Pod.class), Codecs.newMapper(), idle(400));
+
+    List<WatchEventType> types = new ArrayList<>();
+    try (Watch<Pod> w = pods.listerWatcher()
+        .watch(ListOptions.builder().allowWatchBookmarks(true).build())) {
+      for (WatchEvent<Pod> e = w.next(); e != null; e = w.next()) {
+        types.add(e.type());
+      }
+    }
+
+    assertThat(types).containsExactly(WatchEventType.ADDED, WatchEventType.ADDED,
+        WatchEventType.ADDED, WatchEventType.BOOKMARK, WatchEventType.MODIFIED);
+  }
+
+  /** Default timeouts except the watch idle limit (and its grace), in milliseconds. */
+  private static HttpTimeouts idle(long millis) {
+    return new HttpTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(30),
+        Duration.ofMillis(millis), Duration.ofMillis(millis));
   }
 
   @Test
