@@ -16,7 +16,8 @@ import java.nio.charset.StandardCharsets;
  * once it has consumed all it holds, so when the budget runs out the unit has taken at least that
  * many bytes without ending. Reads are cut at the budget, so at most the budget is read.
  *
- * <p>Thread safety: confine to the reading thread.
+ * <p>Thread safety: confine to the reading thread, except {@link #position()}, which any thread may
+ * read.
  */
 final class CodecTailStream extends FilterInputStream {
 

@@ -34,7 +34,10 @@ import tools.jackson.databind.json.JsonMapper;
 final class HttpCalls {
 
 
-  /** An opened watch: its call (to cancel) and its response (headers read, body not yet). */
+  /**
+   * An opened watch: its call (to cancel), its response (headers read, body not yet) and its
+   * running inactivity guard.
+   */
   record Opened(Call call, Response response, WatchIdleGuard guard) {}
 
   private final OkHttpClient client;
@@ -175,7 +178,7 @@ final class HttpCalls {
       return new Opened(call, checked(request, call), guard);
     } catch (RuntimeException e) {
       guard.stop();
-      if (guard.fired()) {
+      if (guard.fired() && !(e instanceof ApiException)) {
         throw new InformerException(
             "watch went silent: no response within " + idle + " on " + describe(request), e);
       }

@@ -88,10 +88,17 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
     HttpCalls.Opened opened = calls.openWatch(request, idle);
     log.debug("watch opened {} rv={} idleLimit={}", what, effective.resourceVersion(), idle);
     // The codec reads nothing until the first next(): this returns as soon as headers arrived.
-    WatchCodec<T> codec =
-        new WatchCodec<>(opened.response().body().byteStream(), calls.reader(), type, what);
-    opened.guard().watch(codec::bytesRead);
-    return new HttpWatch<>(opened.call(), opened.response(), codec, opened.guard(), what);
+    try {
+      WatchCodec<T> codec =
+          new WatchCodec<>(opened.response().body().byteStream(), calls.reader(), type, what);
+      opened.guard().watch(codec::bytesRead);
+      return new HttpWatch<>(opened.call(), opened.response(), codec, opened.guard(), what);
+    } catch (RuntimeException | Error e) {
+      opened.guard().stop();
+      opened.call().cancel();
+      opened.response().close();
+      throw e;
+    }
   }
 
   /** The reflector's options with our fixed selectors ANDed in, then the tweak applied. */

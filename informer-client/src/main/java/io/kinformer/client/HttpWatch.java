@@ -84,6 +84,7 @@ final class HttpWatch<T extends HasMetadata> implements Watch<T> {
     }
     WatchEvent<T> event = null;
     RuntimeException failure = null;
+    guard.enterRead();
     try {
       event = codec.next();
     } catch (JacksonIOException e) {
@@ -91,6 +92,7 @@ final class HttpWatch<T extends HasMetadata> implements Watch<T> {
     } catch (RuntimeException e) {
       failure = e;
     }
+    guard.exitRead();
     lock.lock();
     try {
       reading = false;

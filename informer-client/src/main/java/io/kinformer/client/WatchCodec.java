@@ -38,7 +38,8 @@ import tools.jackson.databind.util.TokenBuffer;
  * reading at most that many bytes, rather than being read whole. Single strings are also capped
  * by the mapper ({@link Codecs#MAX_STRING_CHARS}).
  *
- * <p>Thread safety: confine to the reading thread.
+ * <p>Thread safety: confine to the reading thread, except {@link #bytesRead()}, which any thread may
+ * call.
  *
  * @param <T> the object type
  */

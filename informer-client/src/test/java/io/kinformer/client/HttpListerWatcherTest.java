@@ -37,6 +37,7 @@ import okio.Okio;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -415,6 +416,7 @@ class HttpListerWatcherTest {
   }
 
   @Test
+  @Timeout(10) // the guard is the only limit on this read: without it, the test would hang
   void watch_silentLongerThanTheIdleLimit_failsWithInformerException() {
     server.enqueue(held().response());
     HttpTimeouts shortIdle = new HttpTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(30),
@@ -434,6 +436,7 @@ class HttpListerWatcherTest {
   }
 
   @Test
+  @Timeout(10)
   void watch_noResponseHeadersWithinTheIdleLimit_failsWithInformerException() {
     server.enqueue(new MockResponse.Builder().onResponseStart(SocketEffect.Stall.INSTANCE).build());
     ResourceClient<Pod> pods = ResourceClient.create(
@@ -447,16 +450,17 @@ class HttpListerWatcherTest {
   }
 
   @Test
+  @Timeout(20)
   void watch_slowButNeverSilentForTheIdleLimit_deliversEverything() throws Exception {
-    // 1,328 bytes at 100 bytes per 100 ms: more than three times the 400 ms limit in all, but
-    // never 400 ms without a byte. The limit is on silence, not on the watch's length.
+    // 1,328 bytes at 50 bytes per 100 ms: more than twice the 1 s limit in all, but never more
+    // than about 100 ms without a byte. The limit is on silence, not on the watch's length.
     server.enqueue(new MockResponse.Builder().code(200)
         .addHeader("Content-Type", "application/json")
         .chunkedBody(CodecTranscripts.read("watch-03-bookmarks.jsonl"), 64)
-        .throttleBody(100, 100, TimeUnit.MILLISECONDS)
+        .throttleBody(50, 100, TimeUnit.MILLISECONDS)
         .build());
     ResourceClient<Pod> pods = ResourceClient.create(
-        http, server.url("/"), ResourceType.of(Pod.class), Codecs.newMapper(), idle(400));
+        http, server.url("/"), ResourceType.of(Pod.class), Codecs.newMapper(), idle(1000));
 
     List<WatchEventType> types = new ArrayList<>();
     try (Watch<Pod> w = pods.listerWatcher()

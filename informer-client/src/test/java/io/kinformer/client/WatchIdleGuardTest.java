@@ -1,7 +1,6 @@
 package io.kinformer.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kinformer.time.FakeClock;
 import java.time.Duration;
@@ -12,7 +11,7 @@ import okhttp3.Request;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The watch inactivity limit on a fake clock: checks every quarter of the limit. */
+/** The watch inactivity limit on a fake clock: checks every quarter of the limit (2 s here). */
 class WatchIdleGuardTest {
 
   private static final Duration IDLE = Duration.ofSeconds(8);
@@ -31,38 +30,51 @@ class WatchIdleGuardTest {
     return http.newCall(new Request.Builder().url("http://127.0.0.1:9/api/v1/pods").build());
   }
 
-  @Test
-  void noByteForTheLimit_cancelsTheCallAndStopsChecking() {
-    Call call = call();
+  /** A guard past the headers, its reader waiting for data. */
+  private WatchIdleGuard reading(Call call) {
     WatchIdleGuard guard = WatchIdleGuard.start(call, IDLE, clock, clock);
     guard.watch(bytes::get);
+    guard.enterRead();
+    return guard;
+  }
 
-    clock.advance(Duration.ofSeconds(7));
+  @Test
+  void readerWaitingTheLimitWithoutAByte_cancelsTheCallAndStopsChecking() {
+    Call call = call();
+    WatchIdleGuard guard = reading(call);
+
+    // The headers arrived at 0 s; the check at 2 s sees that progress, and the one at 10 s, after
+    // 8 s without more, fires.
+    clock.advance(Duration.ofSeconds(9));
     assertThat(guard.fired()).isFalse();
     assertThat(call.isCanceled()).isFalse();
 
-    clock.advance(Duration.ofSeconds(1)); // the check at 8 s: silent since the start
+    clock.advance(Duration.ofSeconds(1));
     assertThat(guard.fired()).isTrue();
     assertThat(call.isCanceled()).isTrue();
     assertThat(clock.hasPendingTasks()).isFalse();
+
+    guard.stop();
+    assertThat(guard.fired()).as("fired stays set").isTrue();
   }
 
   @Test
-  void noResponseYet_countsAsSilence() {
+  void noResponseHeadersYet_countsAsSilence() {
     Call call = call();
     WatchIdleGuard guard = WatchIdleGuard.start(call, IDLE, clock, clock); // no watch(): headers
 
-    clock.advance(IDLE);
+    clock.advance(Duration.ofSeconds(7));
+    assertThat(guard.fired()).isFalse();
+    clock.advance(Duration.ofSeconds(1));
 
     assertThat(guard.fired()).isTrue();
     assertThat(call.isCanceled()).isTrue();
   }
 
   @Test
-  void bytesArrivingWithinTheLimit_keepTheCall_thenSilenceEndsIt() {
+  void bytesWithinTheLimit_keepTheCall_thenSilenceEndsItWithinAQuarterMore() {
     Call call = call();
-    WatchIdleGuard guard = WatchIdleGuard.start(call, IDLE, clock, clock);
-    guard.watch(bytes::get);
+    WatchIdleGuard guard = reading(call);
 
     // A byte every 6 s for a minute: never 8 s without one.
     for (int i = 0; i < 10; i++) {
@@ -72,20 +84,54 @@ class WatchIdleGuardTest {
     assertThat(guard.fired()).isFalse();
     assertThat(call.isCanceled()).isFalse();
 
-    // Then silence: cancelled after at least the limit and at most 1.5 times it.
-    clock.advance(Duration.ofSeconds(7));
+    // The last bytes came at 60 s, just after a check: the check at 62 s sees them, and the one at
+    // 70 s (8 s later) fires: 10 s of silence at most, 1.25 times the limit.
+    clock.advance(Duration.ofSeconds(9));
     assertThat(guard.fired()).isFalse();
-    clock.advance(Duration.ofSeconds(5));
+    clock.advance(Duration.ofSeconds(1));
     assertThat(guard.fired()).isTrue();
     assertThat(call.isCanceled()).isTrue();
   }
 
   @Test
-  void stop_endsTheChecksAndLeavesTheCallAlone() {
+  void timeBetweenReads_isNotSilence() {
     Call call = call();
     WatchIdleGuard guard = WatchIdleGuard.start(call, IDLE, clock, clock);
     guard.watch(bytes::get);
 
+    // The consumer is busy with an event for a minute: not the connection's fault.
+    clock.advance(Duration.ofMinutes(1));
+    assertThat(guard.fired()).isFalse();
+
+    // Then it waits for the next event and none comes: silence from the last check before.
+    guard.enterRead();
+    clock.advance(Duration.ofSeconds(7));
+    assertThat(guard.fired()).isFalse();
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(guard.fired()).isTrue();
+    assertThat(call.isCanceled()).isTrue();
+  }
+
+  @Test
+  void aReadThatEnds_stopsTheSilenceCount() {
+    Call call = call();
+    WatchIdleGuard guard = reading(call);
+
+    clock.advance(Duration.ofSeconds(6));
+    bytes.addAndGet(10);
+    guard.exitRead();
+    clock.advance(Duration.ofMinutes(5));
+
+    assertThat(guard.fired()).isFalse();
+    assertThat(call.isCanceled()).isFalse();
+  }
+
+  @Test
+  void stop_endsTheChecksAndLeavesTheCallAlone() {
+    Call call = call();
+    WatchIdleGuard guard = reading(call);
+
+    clock.advance(Duration.ofSeconds(3)); // one check has run
     guard.stop();
     guard.stop(); // idempotent
     clock.advance(Duration.ofMinutes(10));
@@ -96,9 +142,15 @@ class WatchIdleGuardTest {
   }
 
   @Test
-  void aLimitThatIsNotPositive_isRefused() {
-    assertThatThrownBy(() -> WatchIdleGuard.start(call(), Duration.ZERO, clock, clock))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("must be positive");
+  void aLimitThatIsNotPositive_isOneMillisecond() {
+    Call call = call();
+    WatchIdleGuard guard = WatchIdleGuard.start(call, Duration.ZERO, clock, clock);
+
+    clock.advance(Duration.ofNanos(999_999));
+    assertThat(guard.fired()).isFalse();
+    clock.advance(Duration.ofNanos(1));
+
+    assertThat(guard.fired()).isTrue();
+    assertThat(call.isCanceled()).isTrue();
   }
 }
