@@ -38,6 +38,17 @@ class WatchIdleGuardTest {
     return guard;
   }
 
+  /** Not fired after {@code before}, fired (and the call cancelled) {@code then} later. */
+  private void assertFiresBetween(
+      WatchIdleGuard guard, Call call, Duration before, Duration then) {
+    clock.advance(before);
+    assertThat(guard.fired()).as("fired after %s", before).isFalse();
+    assertThat(call.isCanceled()).isFalse();
+    clock.advance(then);
+    assertThat(guard.fired()).as("fired %s later", then).isTrue();
+    assertThat(call.isCanceled()).isTrue();
+  }
+
   @Test
   void readerWaitingTheLimitWithoutAByte_cancelsTheCallAndStopsChecking() {
     Call call = call();
@@ -45,13 +56,7 @@ class WatchIdleGuardTest {
 
     // The headers arrived at 0 s; the check at 2 s sees that progress, and the one at 10 s, after
     // 8 s without more, fires.
-    clock.advance(Duration.ofSeconds(9));
-    assertThat(guard.fired()).isFalse();
-    assertThat(call.isCanceled()).isFalse();
-
-    clock.advance(Duration.ofSeconds(1));
-    assertThat(guard.fired()).isTrue();
-    assertThat(call.isCanceled()).isTrue();
+    assertFiresBetween(guard, call, Duration.ofSeconds(9), Duration.ofSeconds(1));
     assertThat(clock.hasPendingTasks()).isFalse();
 
     guard.stop();
@@ -63,12 +68,7 @@ class WatchIdleGuardTest {
     Call call = call();
     WatchIdleGuard guard = WatchIdleGuard.start(call, IDLE, clock, clock); // no watch(): headers
 
-    clock.advance(Duration.ofSeconds(7));
-    assertThat(guard.fired()).isFalse();
-    clock.advance(Duration.ofSeconds(1));
-
-    assertThat(guard.fired()).isTrue();
-    assertThat(call.isCanceled()).isTrue();
+    assertFiresBetween(guard, call, Duration.ofSeconds(7), Duration.ofSeconds(1));
   }
 
   @Test
@@ -86,11 +86,7 @@ class WatchIdleGuardTest {
 
     // The last bytes came at 60 s, just after a check: the check at 62 s sees them, and the one at
     // 70 s (8 s later) fires: 10 s of silence at most, 1.25 times the limit.
-    clock.advance(Duration.ofSeconds(9));
-    assertThat(guard.fired()).isFalse();
-    clock.advance(Duration.ofSeconds(1));
-    assertThat(guard.fired()).isTrue();
-    assertThat(call.isCanceled()).isTrue();
+    assertFiresBetween(guard, call, Duration.ofSeconds(9), Duration.ofSeconds(1));
   }
 
   @Test
@@ -105,11 +101,7 @@ class WatchIdleGuardTest {
 
     // Then it waits for the next event and none comes: silence from the last check before.
     guard.enterRead();
-    clock.advance(Duration.ofSeconds(7));
-    assertThat(guard.fired()).isFalse();
-    clock.advance(Duration.ofSeconds(1));
-    assertThat(guard.fired()).isTrue();
-    assertThat(call.isCanceled()).isTrue();
+    assertFiresBetween(guard, call, Duration.ofSeconds(7), Duration.ofSeconds(1));
   }
 
   @Test
