@@ -33,7 +33,6 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class HttpCalls {
 
-
   /**
    * An opened watch: its call (to cancel), its response (headers read, body not yet) and its
    * running inactivity guard.
