@@ -6,7 +6,6 @@ import io.kinformer.cache.ListResult;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -127,9 +126,10 @@ final class ParallelListCodec<T extends HasMetadata> {
     try {
       return d.run();
     } catch (IOException e) {
-      if (e instanceof InterruptedIOException) {
-        Thread.currentThread().interrupt();
-      }
+      // An InterruptedIOException here is not ours to turn into an interrupt: OkHttp reports its
+      // call and socket timeouts with it, and okio, on an interrupted thread, throws it without
+      // clearing the flag (so there is nothing to restore). Marking the thread interrupted after a
+      // timeout would fail every later read on it.
       throw new InformerException(
           "I/O error reading the list response of " + what + ": " + e, e);
     } finally {

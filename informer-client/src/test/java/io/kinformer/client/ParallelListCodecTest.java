@@ -11,6 +11,10 @@ import io.kinformer.cache.InformerException;
 import io.kinformer.cache.ListResult;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Map;
@@ -221,6 +225,34 @@ class ParallelListCodecTest {
         .isInstanceOf(InformerException.class)
         .hasMessageContaining("near byte " + at + ":")
         .hasMessageContaining("pod-250");
+  }
+
+  @Test
+  void decode_readTimingOut_failsWithoutInterruptingTheThread() {
+    // OkHttp reports a call or socket timeout as an InterruptedIOException. It is not an interrupt
+    // of the reading thread: marking the thread interrupted would fail every later read on it.
+    byte[] list = podList(300, "");
+    InputStream timingOut = new FilterInputStream(new ByteArrayInputStream(list)) {
+      private int reads;
+
+      @Override
+      public int read(byte[] b, int off, int len) throws IOException {
+        if (++reads > 2) {
+          throw new SocketTimeoutException("timeout");
+        }
+        return super.read(b, off, Math.min(len, 1000));
+      }
+    };
+
+    try {
+      assertThatThrownBy(() -> parallel(ResourceType.of(Pod.class)).decode(timingOut, WHAT))
+          .isInstanceOf(InformerException.class)
+          .hasMessageContaining("I/O error reading the list response of " + WHAT)
+          .hasCauseInstanceOf(SocketTimeoutException.class);
+      assertThat(Thread.currentThread().isInterrupted()).isFalse();
+    } finally {
+      Thread.interrupted(); // never leave the flag to the next test
+    }
   }
 
   @Test
