@@ -21,7 +21,9 @@ import org.jspecify.annotations.Nullable;
  *     deliberately no read timeout: a healthy watch may be silent for minutes, and the informer
  *     layer detects dead watches itself
  * @param pingInterval how often an HTTP/2 connection is pinged so that a dead one is noticed;
- *     default 30 s; zero disables pings
+ *     default 30 s; zero disables pings. Without pings a watch on a dead HTTP/2 connection still
+ *     fails at its inactivity limit, but that only resets its stream: the next watch may be opened
+ *     on the same dead connection until TCP gives up on it
  * @param maxRequests the dispatcher's limit on concurrent asynchronous calls; default 256. Every
  *     running watch holds one call
  * @param maxRequestsPerHost the same limit per host; default 256 (OkHttp's default of 5 would
