@@ -40,13 +40,13 @@ import org.jspecify.annotations.Nullable;
  */
 final class WatchIdleGuard {
 
+  private static final long MIN_IDLE_NANOS = 1_000_000;
+
   private final Call call;
   private final long idleNanos;
   private final Duration period;
   private final Clock clock;
   private final Scheduler scheduler;
-
-  private static final long MIN_IDLE_NANOS = 1_000_000;
 
   /** Progress so far: 0 while waiting for headers, then 1 + the bytes of the body read. */
   private volatile LongSupplier progress = () -> 0;
@@ -155,7 +155,7 @@ final class WatchIdleGuard {
     }
   }
 
-  /** The limit as given, for messages. */
+  /** The limit in force (at least 1 ms), for messages. */
   Duration idle() {
     return Duration.ofNanos(idleNanos);
   }
