@@ -248,7 +248,8 @@ public final class SharedInformerFactory implements AutoCloseable {
 
   /**
    * Starts every informer not started yet, including ones requested after an earlier start.
-   * Returns at once.
+   * Returns at once. An informer closed on its own ({@link SharedIndexInformer#close()}) is left
+   * closed, as client-go's factory never runs an informer twice.
    *
    * @throws IllegalStateException if the factory is closed
    */
@@ -261,7 +262,16 @@ public final class SharedInformerFactory implements AutoCloseable {
       toStart = new ArrayList<>(informers.values());
     }
     for (SharedIndexInformer<?> i : toStart) {
-      i.start();
+      if (i.isStopped()) {
+        continue;
+      }
+      try {
+        i.start();
+      } catch (IllegalStateException closedMeanwhile) {
+        if (!i.isStopped()) {
+          throw closedMeanwhile;
+        }
+      }
     }
   }
 

@@ -23,8 +23,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -341,6 +343,47 @@ class SharedInformerFactoryTest {
         .filteredOn(n -> n.startsWith("kinformer-v1/") || n.startsWith("kinformer-delivery"))
         .isEmpty();
     assertThatIllegalStateException().isThrownBy(() -> factory.informerFor(Pod.class));
+  }
+
+  @Test
+  void start_afterAnInformerWasClosedOnItsOwn_startsTheOthersAndLeavesThatOneClosed() {
+    factory = SharedInformerFactory.builder(client).build();
+    SharedIndexInformer<Pod> pods = factory.informerFor(Pod.class);
+    factory.start();
+    await().until(pods::hasSynced);
+    pods.close();
+
+    SharedIndexInformer<ConfigMap> cms = factory.informerFor(ConfigMap.class);
+    factory.start(); // as client-go's factory: a stopped informer is not run again, nor an error
+    assertThat(cms.isStarted()).isTrue();
+    await().until(cms::hasSynced);
+    assertThat(pods.isStopped()).isTrue();
+  }
+
+  @Test
+  void close_fromAHandler_returnsOnceTheOtherThreadsAreGone() throws Exception {
+    client.resources(ConfigMap.class).inNamespace("default")
+        .create(new ConfigMapBuilder().withNewMetadata().withName("trigger").endMetadata().build());
+    factory = SharedInformerFactory.builder(client).build();
+    SharedIndexInformer<ConfigMap> cms = factory.informerFor(ConfigMap.class);
+    CompletableFuture<Void> closedInHandler = new CompletableFuture<>();
+    cms.addEventHandler(
+        new ResourceEventHandler<ConfigMap>() {
+          @Override
+          public void onAdd(ConfigMap obj, boolean isInInitialList) {
+            factory.close(); // must not wait for this very thread (it used to, for 30 s)
+            closedInHandler.complete(null);
+          }
+        });
+    factory.start();
+
+    closedInHandler.get(10, TimeUnit.SECONDS);
+    assertThat(cms.isStopped()).isTrue();
+    await().untilAsserted(
+        () -> assertThat(Thread.getAllStackTraces().keySet())
+            .extracting(Thread::getName)
+            .filteredOn(n -> n.startsWith("kinformer-v1/") || n.startsWith("kinformer-delivery"))
+            .isEmpty());
   }
 
   @Test

@@ -405,6 +405,12 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
         return;
       } catch (RuntimeException e) {
         log.warn("informer={} failed to process an object; going on with the next", name, e);
+      } catch (Throwable t) {
+        // An Error from user code run here (an index function, the key function): ending the
+        // thread would freeze the cache for good while the reflector keeps queueing.
+        log.error(
+            "informer={} failed to process an object ({}); going on with the next",
+            name, t.getClass().getName(), t);
       }
     }
   }
@@ -421,6 +427,12 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
           applyDelta(d, isInInitialList);
         } catch (RuntimeException e) {
           log.warn("informer={} could not apply {} delta; skipping it", name, d.type(), e);
+        } catch (Throwable t) {
+          // See processLoop. The indexer runs every user function before it changes anything,
+          // so skipping the delta leaves the cache as it was.
+          log.error(
+              "informer={} could not apply {} delta ({}); skipping it",
+              name, d.type(), t.getClass().getName(), t);
         }
       }
     } finally {

@@ -340,9 +340,11 @@ final class DeliveryPool extends AbstractExecutorService {
     assert lock.isHeldByCurrentThread();
     if (workers.isEmpty()) {
       cancelTickLocked();
-      if (shutdown) {
-        terminated.signalAll();
-      }
+    }
+    if (shutdown && workers.size() <= 1) {
+      // Also with one worker left: it may be the one waiting in awaitTermination (a task that
+      // shuts the pool down), which waits for the others only.
+      terminated.signalAll();
     }
   }
 
@@ -541,13 +543,18 @@ final class DeliveryPool extends AbstractExecutorService {
   /**
    * Waits until the pool is shut down, every worker has left and its thread has died (so a caller
    * that checks the live threads afterwards finds none of this pool's).
+   *
+   * <p>Called from one of the pool's own threads (a task that closes what owns the pool, such as a
+   * handler closing its informer factory), it cannot wait for that thread, which ends only after
+   * the task returns: it waits for the other workers, and returns true once they are gone.
    */
   @Override
   public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
     long nanos = unit.toNanos(timeout);
+    Thread me = Thread.currentThread();
     lock.lock();
     try {
-      while (!(shutdown && workers.isEmpty())) {
+      while (!(shutdown && onlyCallerLeftLocked(me))) {
         if (nanos <= 0) {
           return false;
         }
@@ -566,6 +573,11 @@ final class DeliveryPool extends AbstractExecutorService {
       }
     }
     return true;
+  }
+
+  private boolean onlyCallerLeftLocked(Thread caller) {
+    assert lock.isHeldByCurrentThread();
+    return workers.isEmpty() || (workers.size() == 1 && workers.get(0).thread == caller);
   }
 
   // ---- for tests and diagnostics ---------------------------------------------------------------

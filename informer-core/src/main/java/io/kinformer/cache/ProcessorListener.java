@@ -221,6 +221,20 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
           n.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT),
           keyOf(n.subject()),
           e);
+    } catch (Throwable t) {
+      // An Error (an AssertionError from a test's handler, a StackOverflowError, a class that
+      // failed to load) or a checked exception thrown sneakily. Letting it end the drain would
+      // leave this handler's queued notifications undelivered until its next event, and its
+      // registration unsynced, with nothing in the log but the JVM's stderr line: say it loudly
+      // and go on, as for an exception.
+      log.error(
+          "informer={} handler {} threw {} on {} of {}; delivery goes on",
+          informerName,
+          handler,
+          t.getClass().getName(),
+          n.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT),
+          keyOf(n.subject()),
+          t);
     }
   }
 

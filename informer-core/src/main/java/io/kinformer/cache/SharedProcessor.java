@@ -21,14 +21,21 @@ final class SharedProcessor<T extends HasMetadata> {
 
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
 
-  /** Listener → whether it is due for the resync in progress (client-go's {@code listeners}). */
+  /**
+   * Listener → whether it gets notifications marked as a resync (client-go's {@code listeners}):
+   * set by the last {@link #shouldResync} check, true before the first.
+   */
   // @GuardedBy("lock")
   private final Map<ProcessorListener<T>, Boolean> listeners = new LinkedHashMap<>();
 
   void addListener(ProcessorListener<T> listener) {
     lock.writeLock().lock();
     try {
-      listeners.put(listener, Boolean.FALSE);
+      // Due until the first resync check says otherwise, as in client-go (its addListener sets
+      // true). So when no handler resyncs, the check never runs and every handler gets a relist's
+      // unchanged objects as updates with the same resourceVersion; with resyncs, they go to the
+      // handlers due at the last check.
+      listeners.put(listener, Boolean.TRUE);
     } finally {
       lock.writeLock().unlock();
     }
@@ -45,8 +52,9 @@ final class SharedProcessor<T extends HasMetadata> {
   }
 
   /**
-   * Queues {@code n} for every listener, or, for a resync ({@code sync}), only for the listeners
-   * found due by the last {@link #shouldResync}.
+   * Queues {@code n} for every listener, or, for a resync ({@code sync}: an update that did not
+   * change the resourceVersion), only for the listeners found due by the last {@link
+   * #shouldResync}, or for all before the first.
    */
   void distribute(Notification<T> n, boolean sync) {
     lock.readLock().lock();

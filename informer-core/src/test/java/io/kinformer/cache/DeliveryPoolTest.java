@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -608,6 +609,31 @@ class DeliveryPoolTest {
     assertThat(threads).isNotEmpty().allMatch(t -> !t.isAlive());
     assertThat(liveThreadsNamed("kinformer-close-")).isEmpty();
     assertThat(clock.hasPendingTasks()).as("the tick is cancelled").isFalse();
+  }
+
+  @Test
+  void awaitTermination_fromATaskOfThePool_waitsForTheOtherWorkersOnly() throws Exception {
+    // A handler closing its informer factory shuts the shared pool down from one of its threads.
+    pool("kinformer-self-", 2, 64);
+    Handler other = new Handler("other", true);
+    listener(other).add(add("x"));
+    other.awaitEntered();
+    CompletableFuture<Boolean> result = new CompletableFuture<>();
+    pool.execute(
+        () -> {
+          pool.shutdown();
+          try {
+            result.complete(pool.awaitTermination(30, TimeUnit.SECONDS));
+          } catch (Throwable t) {
+            result.completeExceptionally(t);
+          }
+        });
+    // It waits for the other worker, which is still in its handler.
+    assertThat(result).isNotDone();
+    other.release.countDown();
+    assertThat(result.get(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(liveThreadsNamed("kinformer-self-")).isEmpty();
   }
 
   @Test

@@ -236,6 +236,66 @@ class SharedIndexInformerTest {
   }
 
   @Test
+  void handlerThrowingAnError_getsEveryQueuedNotification_andItsRegistrationSyncs()
+      throws Exception {
+    for (int i = 0; i < 5; i++) {
+      source.add(pod("ns", "p" + i));
+    }
+    SharedIndexInformer<Pod> informer = informer(builder());
+    CountDownLatch firstCall = new CountDownLatch(1);
+    CountDownLatch othersQueued = new CountDownLatch(1);
+    Recorder thrower =
+        new Recorder() {
+          @Override
+          public void onAdd(Pod obj, boolean initial) {
+            super.onAdd(obj, initial);
+            if (obj.getMetadata().getName().equals("p0")) {
+              firstCall.countDown();
+              try {
+                othersQueued.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              throw new AssertionError("an assertion in a test's handler");
+            }
+          }
+        };
+    ResourceEventHandlerRegistration reg = informer.addEventHandler(thrower);
+    informer.start();
+    assertThat(firstCall.await(10, TimeUnit.SECONDS)).isTrue();
+    await().until(() -> reg.pendingNotifications() == 4);
+    othersQueued.countDown();
+
+    await().until(() -> thrower.calls.size() == 5 && reg.hasSynced());
+    source.add(pod("ns", "later"));
+    await().until(() -> thrower.calls.size() == 6);
+  }
+
+  @Test
+  void indexFunctionThrowingAnError_skipsThatObject_andTheCacheKeepsUpdating() {
+    SharedIndexInformer<Pod> informer = informer(builder());
+    informer.addIndexers(
+        Map.of(
+            "byName",
+            p -> {
+              if (p.getMetadata().getName().equals("bad")) {
+                throw new StackOverflowError("an index function's bug");
+              }
+              return List.of(p.getMetadata().getName());
+            }));
+    Recorder recorder = new Recorder();
+    informer.addEventHandler(recorder);
+    informer.start();
+    awaitWatching(1);
+    source.add(pod("ns", "bad"));
+    source.add(pod("ns", "good"));
+    await().until(() -> recorder.calls.contains("add ns/good@3"));
+    assertThat(informer.getIndexer().listKeys()).containsExactly("ns/good");
+    assertThat(informer.getIndexer().byIndex("byName", "good")).hasSize(1);
+    assertThat(recorder.calls).containsExactly("add ns/good@3");
+  }
+
+  @Test
   void resync_notifiesOnlyHandlersWhosePeriodElapsed_withOldEqualToNew() {
     source.add(pod("ns", "a"));
     SharedIndexInformer<Pod> informer = informer(builder());
@@ -294,11 +354,15 @@ class SharedIndexInformerTest {
     advanceToRetry(1); // re-watch -> 410 (the other pending task is the hourly resync tick)
     advanceToRetry(1); // relist
 
-    await().until(() -> plain.calls.size() == 5);
-    assertThat(plain.calls.subList(3, 5))
-        .containsExactlyInAnyOrder("update ns/changed@3->5", "delete ns/gone@4 unknown");
-    // The unchanged object is a resync: only for handlers due for one, and none is due yet.
-    assertThat(resyncing.calls).hasSize(5);
+    // The unchanged object comes as an update with the same resourceVersion, marked as a resync.
+    // As in client-go, every handler counts as due for resyncs until the informer's first resync
+    // check (here an hour away), and one that never resyncs stays due: both get it.
+    await().until(() -> plain.calls.size() == 6 && resyncing.calls.size() == 6);
+    assertThat(plain.calls.subList(3, 6))
+        .containsExactlyInAnyOrder(
+            "update ns/same@2->2", "update ns/changed@3->5", "delete ns/gone@4 unknown");
+    assertThat(resyncing.calls.subList(3, 6)).containsExactlyInAnyOrderElementsOf(
+        plain.calls.subList(3, 6));
     assertThat(informer.getIndexer().listKeys()).containsExactlyInAnyOrder("ns/same", "ns/changed");
   }
 

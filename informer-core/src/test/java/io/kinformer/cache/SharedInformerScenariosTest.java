@@ -199,16 +199,19 @@ class SharedInformerScenariosTest {
                 "update ns/pod-1@2->5",
                 "update ns/pod-2@3->6")),
         new RelistCase(
-            "unchanged objects are not news for a handler without resync",
+            // client-go's sharedProcessor counts a handler as due for resyncs until the first
+            // resync check, which never comes without resync periods.
+            "unchanged objects come as updates with the same resourceVersion",
             List.of("pod-1", "pod-2"),
             List.of("~pod-2"),
-            List.of("update ns/pod-2@3->4")));
+            List.of("update ns/pod-1@2->2", "update ns/pod-2@3->4")));
   }
 
   /**
    * client-go {@code TestReplaceEvents} and {@code TestResetWatch}: what a relist (forced here by
    * compaction while the watch was down) tells a handler: adds (not initial), updates from the
-   * cached state, deletions with unknown final state, and nothing for what did not change.
+   * cached state, deletions with unknown final state, and updates with an unchanged
+   * resourceVersion for what did not change.
    */
   @ParameterizedTest(name = "{0}")
   @MethodSource("relistCases")
