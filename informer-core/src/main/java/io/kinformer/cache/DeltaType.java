@@ -18,7 +18,8 @@ public enum DeltaType {
   /**
    * A relist (Replace) listed the object. The FIFO always emits this for listed objects; the
    * informer then compares resourceVersions with its cache to tell a real change (delivered to
-   * every handler) from an unchanged object (delivered as a resync only to handlers that want one).
+   * every handler) from an unchanged object (delivered as a resync: to the handlers found due at
+   * the last resync check, or to every handler before the first, as in client-go).
    */
   REPLACED,
   /** A periodic resync re-delivers the cached object. */
