@@ -25,8 +25,10 @@ public interface ResourceEventHandlerRegistration extends AutoCloseable {
   boolean isRemoved();
 
   /**
-   * Removes the handler (same as {@link SharedIndexInformer#removeEventHandler}): no call starts
-   * after this returns. Idempotent.
+   * Removes the handler (same as {@link SharedIndexInformer#removeEventHandler}): its pending
+   * notifications are dropped and no new ones are queued for it. It does not wait for the handler:
+   * a call in progress, or one its delivery thread had already taken when this ran, still runs to
+   * its end, as with client-go's {@code RemoveEventHandler}. Idempotent.
    */
   @Override
   void close();
