@@ -32,6 +32,11 @@ import org.jspecify.annotations.Nullable;
  * _PORT}, the token, CA and namespace under {@code
  * /var/run/secrets/kubernetes.io/serviceaccount/}).
  *
+ * <p>As in client-go, a kubeconfig user's credentials (token, token file, basic auth, client
+ * certificate, exec plugin) are used only when the server URL is {@code https}; with an {@code
+ * http://} server they are not sent, and a WARN says so. {@link #builder()} sends whatever
+ * credentials the caller sets, whatever the scheme.
+ *
  * <p>Files named by the configuration (CA, client certificate and key) are read when a {@link
  * KubeClient} is created; a token file is re-read while the client runs, so a rotated token is
  * picked up. Errors are {@link KubeConfigException}s that name the file and field at fault.

@@ -2,6 +2,7 @@ package io.kinformer.client;
 
 import java.io.File;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
@@ -190,19 +191,30 @@ final class KubeConfigLoader {
       }
       auth = user(user);
     }
+    KubeConfigNode c = cluster.node();
+    URI server = KubeConfig.parseServer(c.field("server"), c.requiredString("server"));
+    if (server.getScheme().equals("http") && !auth.describe().equals("none")) {
+      // client-go's ClientConfig() merges the user's identification only when the transport is
+      // TLS (isConfigTransportTLS): credentials never go over plain HTTP, where anyone on the path
+      // could read them. client-go drops them silently; a request that then gets 401 or 403 is
+      // hard to explain, so say it once.
+      log.warn("{}: credentials ({}) are not sent to {}: it is a plain HTTP server; use an"
+          + " https:// server URL", auth.origin(), auth.describe(), server);
+      auth = AuthConfig.none(auth.origin() + " (not used: the server " + server
+          + " is plain HTTP)");
+    }
     String namespace = ctx.string("namespace");
     if (namespace != null && namespace.isBlank()) {
       // KubeConfig.builder() refuses a blank namespace too; say which field holds it.
       throw new KubeConfigException(ctx.field("namespace") + ": blank");
     }
-    KubeConfigNode c = cluster.node();
     Path base = cluster.file().baseDirectory();
     PemSource ca = pem(c, "certificate-authority-data", "certificate-authority", base);
     String proxy = c.string("proxy-url");
     String source =
         files.size() == 1 ? files.get(0).display() : "KUBECONFIG=" + sources;
     return new KubeConfig(
-        KubeConfig.parseServer(c.field("server"), c.requiredString("server")),
+        server,
         namespace != null ? namespace : "default",
         contextName,
         source,

@@ -37,8 +37,12 @@ class AuthSecretsLoggingTest {
   static final String PASSWORD = "log-secret-password-55de";
   static final String EXEC_TOKEN = "log-secret-exec-token-c0ff";
 
+  private static final HeldCertificate CA = TlsFixtures.ca("logging-test-ca");
+
   @TempDir Path dir;
-  private final MockWebServer server = TlsFixtures.httpServer();
+  // HTTPS: a kubeconfig user's credentials are never sent to a plain HTTP server.
+  private final MockWebServer server =
+      TlsFixtures.httpsServer(TlsFixtures.serverCertificate(CA, "localhost"), CA);
   private final ByteArrayOutputStream captured = new ByteArrayOutputStream();
   private final List<Throwable> thrown = new ArrayList<>();
   private PrintStream originalErr;
@@ -61,6 +65,10 @@ class AuthSecretsLoggingTest {
     }
   }
 
+  private static KubeConfig.Builder builder(String url) {
+    return KubeConfig.builder().server(url).caCertPem(CA.certificatePem());
+  }
+
   private void call(KubeConfig config) {
     try (KubeClient client =
         KubeClient.create(config, ClientOptions.builder().clock(new FakeClock()).build())) {
@@ -75,17 +83,18 @@ class AuthSecretsLoggingTest {
     assertThat(LoggerFactory.getLogger(AuthInterceptor.class).isDebugEnabled())
         .as("surefire must enable DEBUG for the auth classes")
         .isTrue();
-    String url = TlsFixtures.url(server, false);
+    String url = TlsFixtures.url(server, true);
+    String caData = TlsFixtures.base64(CA.certificatePem());
 
     // Static token and basic auth, rejected.
     unauthorized(2);
-    call(KubeConfig.builder().server(url).token(TOKEN).build());
-    call(KubeConfig.builder().server(url).basicAuth("alice", PASSWORD).build());
+    call(builder(url).token(TOKEN).build());
+    call(builder(url).basicAuth("alice", PASSWORD).build());
 
     // A token file, rejected before and after an immediate re-read.
     Path tokenFile = Files.writeString(dir.resolve("token"), FILE_TOKEN);
     unauthorized(1);
-    call(KubeConfig.builder().server(url).tokenFile(tokenFile).build());
+    call(builder(url).tokenFile(tokenFile).build());
 
     // An exec plugin whose tokens are rejected, then one that fails.
     Path plugin = Files.writeString(dir.resolve("plugin.sh"),
@@ -97,7 +106,7 @@ class AuthSecretsLoggingTest {
     for (String mode : List.of("ok", "fail")) {
       Path config = Files.writeString(dir.resolve("config-" + mode), """
           current-context: ctx
-          clusters: [{name: c, cluster: {server: "%s"}}]
+          clusters: [{name: c, cluster: {server: "%s", certificate-authority-data: %s}}]
           users:
           - name: u
             user:
@@ -107,7 +116,7 @@ class AuthSecretsLoggingTest {
                 interactiveMode: Never
                 env: [{name: MODE, value: %s}]
           contexts: [{name: ctx, context: {cluster: c, user: u}}]
-          """.formatted(url, mode));
+          """.formatted(url, caData, mode));
       call(KubeConfig.load(config));
     }
 
@@ -116,7 +125,7 @@ class AuthSecretsLoggingTest {
     String keyPem = held.privateKeyPkcs8Pem();
     String keyBody = keyPem.lines().skip(2).findFirst().orElseThrow();
     String brokenKey = keyPem.replace(keyBody, keyBody.substring(0, 20) + "@@" + keyBody);
-    call(KubeConfig.builder().server(url).clientCertPem(held.certificatePem())
+    call(builder(url).clientCertPem(held.certificatePem())
         .clientKeyPem(brokenKey).build());
     Path badData = Files.writeString(dir.resolve("bad-data"), """
         current-context: ctx

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import okhttp3.Headers;
+import okhttp3.tls.HeldCertificate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.DisabledOnOs;
@@ -56,9 +57,13 @@ class ExecCredentialPluginTest {
       esac
       """;
 
+  private static final HeldCertificate CA = TlsFixtures.ca("exec-test-ca");
+
   @TempDir Path dir;
   private final FakeClock clock = new FakeClock(); // 2026-01-01T00:00:00Z
-  private final MockWebServer server = TlsFixtures.httpServer();
+  // HTTPS: a kubeconfig user's credentials are never sent to a plain HTTP server.
+  private final MockWebServer server =
+      TlsFixtures.httpsServer(TlsFixtures.serverCertificate(CA, "kube.internal"), CA);
 
   @AfterEach
   void stop() {
@@ -84,6 +89,7 @@ class ExecCredentialPluginTest {
           cluster:
             server: %s
             tls-server-name: kube.internal
+            certificate-authority-data: %s
         users:
         - name: u
           user:
@@ -103,8 +109,8 @@ class ExecCredentialPluginTest {
         - name: ctx
           context: {cluster: c, user: u}
         """
-            .formatted(TlsFixtures.url(server, false), apiVersion, command, HINT, dir, mode,
-                apiVersion, expiry);
+            .formatted(TlsFixtures.url(server, true), TlsFixtures.base64(CA.certificatePem()),
+                apiVersion, command, HINT, dir, mode, apiVersion, expiry);
     return KubeConfig.load(Files.writeString(dir.resolve("config"), yaml));
   }
 
@@ -139,7 +145,7 @@ class ExecCredentialPluginTest {
     assertThat(info.path("kind").asString()).isEqualTo("ExecCredential");
     assertThat(info.path("spec").path("interactive").booleanValue()).isFalse();
     assertThat(info.path("spec").path("cluster").path("server").asString())
-        .isEqualTo(TlsFixtures.url(server, false));
+        .isEqualTo(TlsFixtures.url(server, true));
     assertThat(info.path("spec").path("cluster").path("tls-server-name").asString())
         .isEqualTo("kube.internal");
   }

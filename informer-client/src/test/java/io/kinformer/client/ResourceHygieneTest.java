@@ -145,8 +145,10 @@ class ResourceHygieneTest {
     PrintStream originalErr = System.err;
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
     List<ReflectorException> errors = new CopyOnWriteArrayList<>();
+    // TLS: to a plain HTTP server the kubeconfig's credential would not be sent at all, and the
+    // test would prove nothing.
     try (EmbeddedApiServer server =
-        EmbeddedApiServer.builder().bearerToken("the-right-token").start()) {
+        EmbeddedApiServer.builder().tls(true).bearerToken("the-right-token").start()) {
       Path config = dir.resolve("config");
       Files.writeString(config, server.kubeConfigYaml().replace(
           "    token: the-right-token\n", refusal.userYaml()));

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
 import java.security.KeyPair;
 import java.security.interfaces.ECPrivateKey;
 import java.security.interfaces.ECPublicKey;
@@ -73,6 +74,11 @@ final class TlsFixtures {
   /** The server's URL as a kubeconfig would name it: {@code https://localhost:PORT}. */
   static String url(MockWebServer server, boolean https) {
     return (https ? "https" : "http") + "://localhost:" + server.getPort();
+  }
+
+  /** Text as a kubeconfig {@code -data} field holds it. */
+  static String base64(String text) {
+    return Base64.getEncoder().encodeToString(text.getBytes(StandardCharsets.US_ASCII));
   }
 
   static String pem(String type, byte[] der) {

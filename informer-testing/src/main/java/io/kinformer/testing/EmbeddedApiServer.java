@@ -51,7 +51,8 @@ import tools.jackson.databind.node.ObjectNode;
  * generically, so any resource works once registered.
  *
  * <pre>{@code
- * try (EmbeddedApiServer server = EmbeddedApiServer.builder().bearerToken("t0k3n").start()) {
+ * try (EmbeddedApiServer server =
+ *     EmbeddedApiServer.builder().tls(true).bearerToken("t0k3n").start()) {
  *   server.create("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\","
  *       + "\"namespace\":\"default\"},\"spec\":{\"containers\":[]}}");
  *   Path kubeconfig = server.kubeConfig();   // point kubectl or any client at it
@@ -227,7 +228,8 @@ public final class EmbeddedApiServer implements AutoCloseable {
 
   /**
    * A kubeconfig file (context {@code kinformer}) that kubectl or any client can use as is: the
-   * server URL, the CA data when TLS is on and the bearer token when one is required. Deleted by
+   * server URL, the CA data when TLS is on and the bearer token when one is required (clients that
+   * follow client-go, kinformer among them, send a kubeconfig's token only over TLS). Deleted by
    * {@link #close()}.
    */
   public Path kubeConfig() {
