@@ -22,7 +22,9 @@ import org.slf4j.LoggerFactory;
  * <p>A request that already carries {@code Authorization} is left alone (client-go does the same,
  * so an explicit header wins). A token that cannot be obtained fails the call with an {@link
  * IOException} whose cause is the {@link KubeConfigException}; OkHttp only lets interceptors throw
- * IOExceptions without taking down an asynchronous call's thread.
+ * IOExceptions without taking down an asynchronous call's thread. Any other exception from a token
+ * source becomes an IOException naming its class and the source only: its message could quote a
+ * secret.
  *
  * <p>Neither the header value nor the token is ever logged.
  *
@@ -37,8 +39,7 @@ final class AuthInterceptor implements Interceptor, Authenticator {
   private final @Nullable String fixedHeader;
   private final @Nullable AuthTokenSource tokens;
 
-  private AuthInterceptor(
-      String origin, @Nullable String fixedHeader, @Nullable AuthTokenSource tokens) {
+  AuthInterceptor(String origin, @Nullable String fixedHeader, @Nullable AuthTokenSource tokens) {
     this.origin = origin;
     this.fixedHeader = fixedHeader;
     this.tokens = tokens;
@@ -84,11 +85,29 @@ final class AuthInterceptor implements Interceptor, Authenticator {
     if (fixedHeader != null) {
       return fixedHeader;
     }
+    AuthTokenSource source = Objects.requireNonNull(tokens);
     try {
-      return "Bearer " + Objects.requireNonNull(tokens).token();
+      return "Bearer " + source.token();
     } catch (KubeConfigException e) {
       throw new IOException("cannot get credentials: " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      throw unexpected("cannot get credentials", source, e);
     }
+  }
+
+  /**
+   * An unexpected exception from a token source, made safe to log: its message may quote what the
+   * source was handling (a plugin's environment, a token), so only its class and stack trace are
+   * kept. KubeConfigExceptions are ours and never carry a secret.
+   */
+  private static IOException unexpected(String what, AuthTokenSource source, RuntimeException e) {
+    String type = e.getClass().getName();
+    IOException io = new IOException(what + " from " + source + ": unexpected " + type);
+    RuntimeException withoutMessage =
+        new RuntimeException(type + " (message withheld: it may contain a secret)");
+    withoutMessage.setStackTrace(e.getStackTrace());
+    io.initCause(withoutMessage);
+    return io;
   }
 
   @Override
@@ -111,6 +130,8 @@ final class AuthInterceptor implements Interceptor, Authenticator {
       changed = tokens.refreshAfterUnauthorized(rejected);
     } catch (KubeConfigException e) {
       throw new IOException("cannot refresh credentials after 401: " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      throw unexpected("cannot refresh credentials after 401", tokens, e);
     }
     if (!changed) {
       log.debug("{}: server answered 401 to {} {}; refreshed credentials are unchanged", origin,

@@ -259,8 +259,13 @@ final class KubeConfigLoader {
       return null;
     }
     String command = e.requiredString("command");
+    checkNoNul(e.field("command"), command);
     if (command.indexOf(File.separatorChar) >= 0) {
-      command = base.resolve(command).normalize().toString();
+      try {
+        command = base.resolve(command).normalize().toString();
+      } catch (InvalidPathException ex) {
+        throw new KubeConfigException(e.field("command") + ": not a valid path");
+      }
     }
     String apiVersion = e.requiredString("apiVersion");
     if (!apiVersion.equals(ExecConfig.V1) && !apiVersion.equals(ExecConfig.V1BETA1)) {
@@ -296,18 +301,39 @@ final class KubeConfigLoader {
         throw new KubeConfigException(label + ": must be a mapping with name and value");
       }
       KubeConfigNode var = new KubeConfigNode(v, label);
+      String name = var.requiredString("name");
       String value = var.string("value");
-      env.put(var.requiredString("name"), value == null ? "" : value);
+      // ProcessBuilder refuses these only when the plugin runs, with an exception that quotes
+      // the value (often a secret); refuse them here, naming the field and not the value.
+      if (name.indexOf('=') >= 0) {
+        throw new KubeConfigException(var.field("name") + ": contains '='");
+      }
+      checkNoNul(var.field("name"), name);
+      if (value != null) {
+        checkNoNul(var.field("value"), value);
+      }
+      env.put(name, value == null ? "" : value);
+    }
+    List<String> args = e.strings("args");
+    for (int i = 0; i < args.size(); i++) {
+      checkNoNul(e.field("args") + "[" + i + "]", args.get(i));
     }
     return new ExecConfig(
         e.label(),
         command,
-        e.strings("args"),
+        args,
         env,
         apiVersion,
         e.string("installHint"),
         mode,
         e.bool("provideClusterInfo"));
+  }
+
+  /** A process's command line and environment are C strings: a NUL cannot be passed. */
+  private static void checkNoNul(String field, String value) {
+    if (value.indexOf('\0') >= 0) {
+      throw new KubeConfigException(field + ": contains a NUL character");
+    }
   }
 
   /** Inline {@code -data} wins over the file, as in client-go's {@code dataFromSliceOrFile}. */

@@ -15,6 +15,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class KubeConfigTest {
@@ -346,6 +347,44 @@ class KubeConfigTest {
     assertThatThrownBy(() -> KubeConfig.load(set))
         .isInstanceOf(KubeConfigException.class)
         .hasMessage(set + ": users[u].user.as-groups: not supported by kinformer (impersonation)");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("badExecStrings")
+  void load_execWithCharactersAProcessCannotTake_failsNamingTheFieldNotTheValue(
+      String field, String exec, String expected) throws IOException {
+    Path file = Files.writeString(tmp.resolve("config"), """
+        current-context: ctx
+        clusters: [{name: c, cluster: {server: "https://h"}}]
+        users:
+        - name: u
+          user:
+            exec: {apiVersion: client.authentication.k8s.io/v1, interactiveMode: Never, %s}
+        contexts: [{name: ctx, context: {cluster: c, user: u}}]
+        """.formatted(exec));
+
+    assertThatThrownBy(() -> KubeConfig.load(file))
+        .isInstanceOf(KubeConfigException.class)
+        .hasMessage(file + ": users[u].user.exec." + expected)
+        .hasNoCause();
+  }
+
+  static Stream<Arguments> badExecStrings() {
+    return Stream.of(
+        Arguments.of("env value",
+            "command: p, env: [{name: A, value: a}, {name: KEY, value: \"exec-secret\\0x\"}]",
+            "env[1].value: contains a NUL character"),
+        Arguments.of("env name with =",
+            "command: p, env: [{name: \"KEY=exec-secret\", value: v}]",
+            "env[0].name: contains '='"),
+        Arguments.of("env name with NUL",
+            "command: p, env: [{name: \"KEY\\0exec-secret\", value: v}]",
+            "env[0].name: contains a NUL character"),
+        Arguments.of("argument",
+            "command: p, args: [ok, \"--token=exec-secret\\0\"]",
+            "args[1]: contains a NUL character"),
+        Arguments.of("command",
+            "command: \"./bin/p\\0exec-secret\"", "command: contains a NUL character"));
   }
 
   // In-cluster
