@@ -218,20 +218,36 @@ public final class KubeConfig {
         + Objects.requireNonNullElse(uri.getRawPath(), "");
   }
 
+  /**
+   * A server URL as given, for an error message, with everything between the scheme and the last
+   * {@code @} replaced by {@code ***}: user info may hold a password. Works on the raw string, as
+   * the URL may not parse (and an unparsed or opaque URI reports no user info at all).
+   */
+  static String redactForMessage(String url) {
+    int at = url.lastIndexOf('@');
+    if (at < 0) {
+      return url;
+    }
+    int scheme = url.indexOf("://");
+    int start = scheme >= 0 && scheme < at ? scheme + 3 : 0;
+    return url.substring(0, start) + "***" + url.substring(at);
+  }
+
   /** Validates an API server URL: http or https, with a host. */
   static URI parseServer(String label, String server) {
     URI uri;
     try {
       uri = new URI(server.trim());
     } catch (URISyntaxException e) {
-      throw new KubeConfigException(label + ": not a valid URL: " + server);
+      throw new KubeConfigException(label + ": not a valid URL: " + redactForMessage(server));
     }
     String scheme = uri.getScheme();
     if (scheme == null || !(scheme.equals("https") || scheme.equals("http"))) {
-      throw new KubeConfigException(label + ": must be an http or https URL: " + server);
+      throw new KubeConfigException(
+          label + ": must be an http or https URL: " + redactForMessage(server));
     }
     if (uri.getHost() == null) {
-      throw new KubeConfigException(label + ": has no host: " + server);
+      throw new KubeConfigException(label + ": has no host: " + redactForMessage(server));
     }
     if (uri.getRawUserInfo() != null) {
       throw new KubeConfigException(label + ": must not contain user info");

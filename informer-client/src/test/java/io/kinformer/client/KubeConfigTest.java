@@ -387,6 +387,32 @@ class KubeConfigTest {
             "command: \"./bin/p\\0exec-secret\"", "command: contains a NUL character"));
   }
 
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("serversWithPasswords")
+  void load_badServerWithUserInfo_failsWithoutQuotingThePassword(String server, String expected)
+      throws IOException {
+    Path file = Files.writeString(tmp.resolve("config"), """
+        current-context: ctx
+        clusters: [{name: c, cluster: {server: "%s"}}]
+        contexts: [{name: ctx, context: {cluster: c}}]
+        """.formatted(server));
+
+    assertThatThrownBy(() -> KubeConfig.load(file))
+        .isInstanceOf(KubeConfigException.class)
+        .hasMessage(file + ": clusters[c].cluster.server: " + expected)
+        .hasNoCause();
+  }
+
+  static Stream<Arguments> serversWithPasswords() {
+    return Stream.of(
+        Arguments.of("https://admin:s3cret pw@host:6443", "not a valid URL: https://***@host:6443"),
+        Arguments.of("admin:s3cret@host", "must be an http or https URL: ***@host"),
+        Arguments.of("ftp://admin:s3cret@host/x", "must be an http or https URL: ftp://***@host/x"),
+        Arguments.of("https://admin:s3cret@/path", "has no host: https://***@/path"),
+        Arguments.of("https://admin:p@ss:s3cret@host", "has no host: https://***@host"),
+        Arguments.of("https://admin:s3cret@host:6443", "must not contain user info"));
+  }
+
   // In-cluster
 
   private Path serviceAccount(String token, String namespace) throws IOException {
