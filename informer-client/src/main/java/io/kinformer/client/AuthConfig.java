@@ -41,6 +41,15 @@ record AuthConfig(
               + describeMethods(token, tokenFile, username, password, exec)
               + "); only one of token/tokenFile, username/password and exec is allowed");
     }
+    if (token != null) {
+      String problem = headerValueProblem(token);
+      if (problem != null) {
+        // Found now rather than as OkHttp's IllegalArgumentException on every request. client-go
+        // sends the token as is and Go's HTTP client refuses it just the same.
+        throw new KubeConfigException(
+            origin + (origin.endsWith(":") ? " token: " : ".token: ") + problem);
+      }
+    }
     if ((clientCertificate == null) != (clientKey == null)) {
       throw new KubeConfigException(
           origin
@@ -48,6 +57,30 @@ record AuthConfig(
               + (clientCertificate == null ? "client-key is set without client-certificate"
                   : "client-certificate is set without client-key"));
     }
+  }
+
+  /**
+   * Why a bearer token cannot be sent in an {@code Authorization} header, or null if it can. OkHttp
+   * sends header values of tab and printable ASCII only (Go's HTTP client refuses control
+   * characters too). The answer says where the bad character is, never what the value holds.
+   * Basic auth needs no such check: user and password travel base64-encoded.
+   */
+  static @Nullable String headerValueProblem(String value) {
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c == '\t' || (c >= 0x20 && c < 0x7f)) {
+        continue;
+      }
+      String what =
+          c == '\n' || c == '\r'
+              ? "a line break"
+              : c < 0x20 || c == 0x7f ? "a control character" : "a non-ASCII character";
+      String where =
+          value.substring(i).isBlank() ? "ends with " + what : "contains " + what
+              + " (character " + (i + 1) + ")";
+      return where + ", which cannot be sent in an HTTP header";
+    }
+    return null;
   }
 
   private static String describeMethods(

@@ -17,8 +17,9 @@ import org.slf4j.LoggerFactory;
  * one-minute period), so a projected service-account token that the kubelet rotates is picked up.
  * A 401 re-reads the file at once.
  *
- * <p>When a re-read fails but a token was read before, the old token stays in use (client-go does
- * the same) and a WARN is logged, without the token.
+ * <p>Surrounding whitespace is trimmed, as client-go does. When a re-read fails, or finds an empty
+ * file or a token an HTTP header cannot carry, but a token was read before, the old token stays in
+ * use (client-go does the same for read errors) and a WARN is logged, without the token.
  *
  * <p>Thread safety: thread-safe; {@link #lock} guards the cached token and its read time. The file
  * is read under the lock (a small local file; callers would otherwise all read it at once).
@@ -74,6 +75,8 @@ final class AuthTokenFile implements AuthTokenSource {
     assert lock.isHeldByCurrentThread();
     String read;
     try {
+      // Surrounding whitespace (the final newline of most files) is not part of the token:
+      // client-go's file token source trims it too (strings.TrimSpace).
       read = Files.readString(file, StandardCharsets.UTF_8).strip();
     } catch (IOException | SecurityException e) {
       if (token != null) {
@@ -92,6 +95,15 @@ final class AuthTokenFile implements AuthTokenSource {
         return token;
       }
       throw new KubeConfigException(label + ": token file " + file + " is empty");
+    }
+    String problem = AuthConfig.headerValueProblem(read);
+    if (problem != null) {
+      if (token != null) {
+        log.warn("{}: token file {} {}; keeping the previous token", label, file, problem);
+        readAtNanos = now;
+        return token;
+      }
+      throw new KubeConfigException(label + ": token file " + file + " " + problem);
     }
     if (token != null && !token.equals(read)) {
       log.debug("{}: token file {} changed; using the new token", label, file);

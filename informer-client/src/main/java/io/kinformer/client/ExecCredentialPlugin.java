@@ -175,6 +175,11 @@ final class ExecCredentialPlugin implements AuthTokenSource {
       }
       throw new KubeConfigException(what + ": exec plugin didn't return a token");
     }
+    String problem = AuthConfig.headerValueProblem(newToken);
+    if (problem != null) {
+      // client-go would pass it on and Go's HTTP client refuse it; say which plugin is at fault.
+      throw new KubeConfigException(what + ": status.token " + problem);
+    }
     if (hasCert && !warnedAboutCertificate) {
       warnedAboutCertificate = true;
       log.warn("{}: the plugin also returned a client certificate, which kinformer ignores; the"

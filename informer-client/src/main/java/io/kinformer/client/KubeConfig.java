@@ -467,7 +467,8 @@ public final class KubeConfig {
      *
      * @throws IllegalStateException if no server was set
      * @throws KubeConfigException if the settings contradict each other (two auth methods, a
-     *     client certificate without key, a CA with insecure-skip-tls-verify, a bad URL)
+     *     client certificate without key, a CA with insecure-skip-tls-verify, a bad URL) or the
+     *     token has a character an HTTP header cannot carry (a line break, say)
      */
     public KubeConfig build() {
       if (server == null) {

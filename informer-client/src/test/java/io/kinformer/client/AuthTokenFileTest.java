@@ -112,6 +112,35 @@ class AuthTokenFileTest {
   }
 
   @Test
+  void token_surroundedByWhitespace_isTrimmedAsClientGoDoes() throws Exception {
+    Path file = Files.writeString(tmp.resolve("token"), " \t file-token \r\n\n");
+
+    assertThat(new AuthTokenFile(file, "t", clock).token()).isEqualTo("file-token");
+  }
+
+  @Test
+  void token_withALineBreakInside_failsNamingTheFileNotTheToken() throws Exception {
+    Path file = Files.writeString(tmp.resolve("token"), "file-secret\nsecond-line\n");
+
+    assertThatThrownBy(() -> new AuthTokenFile(file, "t", clock).token())
+        .isInstanceOf(KubeConfigException.class)
+        .hasMessage("t: token file " + file + " contains a line break (character 12), which"
+            + " cannot be sent in an HTTP header");
+  }
+
+  @Test
+  void token_whenTheRereadTokenHasALineBreak_keepsThePreviousToken() throws Exception {
+    Path file = Files.writeString(tmp.resolve("token"), "kept");
+    AuthTokenFile source = new AuthTokenFile(file, "t", clock);
+    assertThat(source.token()).isEqualTo("kept");
+
+    Files.writeString(file, "half\nwritten");
+    clock.advance(Duration.ofMinutes(2));
+
+    assertThat(source.token()).isEqualTo("kept");
+  }
+
+  @Test
   void token_emptyFile_fails() throws Exception {
     Path file = Files.writeString(tmp.resolve("token"), "\n");
 

@@ -50,6 +50,8 @@ class ExecCredentialPluginTest {
         cert) printf '{"apiVersion":"%s","kind":"ExecCredential",\
       "status":{"clientCertificateData":"c","clientKeyData":"k"}}' "$API" ;;
         garbage) echo "not json exec-secret-token-$n" ;;
+        newline) printf '{"apiVersion":"%s","kind":"ExecCredential",\
+      "status":{"token":"exec-secret-token-%s\\\\n"}}' "$API" "$n" ;;
         wrongversion) printf '{"apiVersion":"client.authentication.k8s.io/v1alpha1",\
       "kind":"ExecCredential","status":{"token":"exec-secret-token-%s"}}' "$n" ;;
         *) printf '{"apiVersion":"%s","kind":"ExecCredential",\
@@ -249,6 +251,23 @@ class ExecCredentialPluginTest {
           .satisfies(e -> assertThat(PemReaderTest.throwableText(e))
               .doesNotContain("exec-secret-token"));
     }
+  }
+
+  @Test
+  void request_whenPluginsTokenEndsWithANewline_failsNamingThePluginNotTheToken()
+      throws Exception {
+    try (KubeClient client = client(ExecConfig.V1, "newline", "")) {
+      assertThatThrownBy(() -> KubeClientTest.get(client, "/a"))
+          .isInstanceOf(IOException.class)
+          .cause()
+          .isInstanceOf(KubeConfigException.class)
+          .hasMessageContaining("users[u].user.exec: exec: ")
+          .hasMessageEndingWith("plugin.sh: status.token ends with a line break, which cannot be"
+              + " sent in an HTTP header")
+          .satisfies(e -> assertThat(PemReaderTest.throwableText(e))
+              .doesNotContain("exec-secret-token"));
+    }
+    assertThat(server.getRequestCount()).isZero();
   }
 
   @Test

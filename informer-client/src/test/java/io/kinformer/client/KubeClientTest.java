@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -86,6 +88,21 @@ class KubeClientTest {
 
       assertThat(server.takeRequest(5, TimeUnit.SECONDS).getHeaders().get("Authorization"))
           .isEqualTo("Basic YWxpY2U6czNjcmV0");
+    }
+  }
+
+  @Test
+  void request_withBasicAuthPasswordOfAnyCharacters_sendsItBase64Encoded() throws Exception {
+    // Unlike a token, user and password travel base64-encoded: a line break or a non-ASCII
+    // character is no reason to refuse them.
+    server.enqueue(new MockResponse(200, okhttp3.Headers.of(), "{}"));
+    String password = "s3cr\u00e9t\n";
+    try (KubeClient client = KubeClient.create(config().basicAuth("alice", password).build())) {
+      get(client, "/api").close();
+
+      assertThat(server.takeRequest(5, TimeUnit.SECONDS).getHeaders().get("Authorization"))
+          .isEqualTo("Basic " + Base64.getEncoder().encodeToString(
+              ("alice:" + password).getBytes(StandardCharsets.UTF_8)));
     }
   }
 

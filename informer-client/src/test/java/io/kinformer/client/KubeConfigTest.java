@@ -413,6 +413,48 @@ class KubeConfigTest {
         Arguments.of("https://admin:s3cret@host:6443", "must not contain user info"));
   }
 
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("tokensAHeaderCannotCarry")
+  void load_tokenAHeaderCannotCarry_failsNamingTheField(String name, String yaml, String expected)
+      throws IOException {
+    Path file = Files.writeString(tmp.resolve("config"), """
+        current-context: ctx
+        clusters: [{name: c, cluster: {server: "https://h"}}]
+        users:
+        - name: u
+          user:
+            token: %s
+        contexts: [{name: ctx, context: {cluster: c, user: u}}]
+        """.formatted(yaml));
+
+    assertThatThrownBy(() -> KubeConfig.load(file))
+        .isInstanceOf(KubeConfigException.class)
+        .hasMessage(file + ": users[u].user.token: " + expected)
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("tok-secret"));
+  }
+
+  static Stream<Arguments> tokensAHeaderCannotCarry() {
+    return Stream.of(
+        Arguments.of("block scalar", "|\n      tok-secret",
+            "ends with a line break, which cannot be sent in an HTTP header"),
+        Arguments.of("two lines", "\"tok-secret\\nmore\"",
+            "contains a line break (character 11), which cannot be sent in an HTTP header"),
+        Arguments.of("control character", "\"tok\\u0001secret\"",
+            "contains a control character (character 4), which cannot be sent in an HTTP"
+                + " header"),
+        Arguments.of("non-ASCII", "\"tok-secr\u00e9t\"",
+            "contains a non-ASCII character (character 9), which cannot be sent in an HTTP"
+                + " header"));
+  }
+
+  @Test
+  void builder_tokenWithALineBreak_failsNamingIt() {
+    assertThatThrownBy(() -> KubeConfig.builder().server("https://h").token("tok-secret\n").build())
+        .isInstanceOf(KubeConfigException.class)
+        .hasMessage("KubeConfig.builder().token: ends with a line break, which cannot be sent in"
+            + " an HTTP header");
+  }
+
   // In-cluster
 
   private Path serviceAccount(String token, String namespace) throws IOException {
