@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * different token (an exec plugin re-run, a rotated token file).
  *
  * <p>A request that already carries {@code Authorization} is left alone (client-go does the same,
- * so an explicit header wins). A token that cannot be obtained fails the call with an {@link
+ * so an explicit header wins), and is not retried after a 401: only a header this interceptor set
+ * is replaced by refreshed credentials. A token that cannot be obtained fails the call with an {@link
  * IOException} whose cause is the {@link KubeConfigException}; OkHttp only lets interceptors throw
  * IOExceptions without taking down an asynchronous call's thread. Any other exception from a token
  * source becomes an IOException naming its class and the source only: its message could quote a
@@ -78,7 +79,16 @@ final class AuthInterceptor implements Interceptor, Authenticator {
     if (request.header(AUTHORIZATION) != null) {
       return chain.proceed(request);
     }
-    return chain.proceed(request.newBuilder().header(AUTHORIZATION, header()).build());
+    return chain.proceed(ours(request.newBuilder()).header(AUTHORIZATION, header()).build());
+  }
+
+  /**
+   * Marks a request whose Authorization header this interceptor set, so that {@link #authenticate}
+   * retries only those: a caller's own header that got 401 is the caller's business, and must not
+   * be replaced by the configured credentials.
+   */
+  private Request.Builder ours(Request.Builder builder) {
+    return builder.tag(AuthInterceptor.class, this);
   }
 
   private String header() throws IOException {
@@ -120,9 +130,14 @@ final class AuthInterceptor implements Interceptor, Authenticator {
           request.method(), request.url().encodedPath());
       return null;
     }
+    if (request.tag(AuthInterceptor.class) != this) {
+      log.debug("{}: server answered 401 to {} {}, which carried the caller's own Authorization;"
+          + " not retried", origin, request.method(), request.url().encodedPath());
+      return null;
+    }
     String sent = request.header(AUTHORIZATION);
     if (sent == null || !sent.startsWith("Bearer ")) {
-      return null; // not our header
+      return null; // OkHttp dropped our header (a redirect to another host): nothing to refresh
     }
     String rejected = sent.substring("Bearer ".length());
     boolean changed;
@@ -140,7 +155,7 @@ final class AuthInterceptor implements Interceptor, Authenticator {
     }
     log.debug("{}: server answered 401 to {} {}; retrying with refreshed credentials", origin,
         request.method(), request.url().encodedPath());
-    return request.newBuilder().header(AUTHORIZATION, header()).build();
+    return ours(request.newBuilder()).header(AUTHORIZATION, header()).build();
   }
 
   @Override

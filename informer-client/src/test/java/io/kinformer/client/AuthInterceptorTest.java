@@ -4,9 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
+import okhttp3.Headers;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
+import okhttp3.Response;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -46,6 +51,59 @@ class AuthInterceptorTest {
     public String toString() {
       return "Leaky{plugin}";
     }
+  }
+
+  /** Hands out token-1, token-2, ...: each refresh yields a different one. */
+  private static final class Rotating implements AuthTokenSource {
+    final AtomicInteger refreshes = new AtomicInteger();
+
+    @Override
+    public String token() {
+      return "token-" + (refreshes.get() + 1);
+    }
+
+    @Override
+    public boolean refreshAfterUnauthorized(String rejected) {
+      refreshes.incrementAndGet();
+      return true;
+    }
+  }
+
+  private String sentAuthorization() throws InterruptedException {
+    return server.takeRequest(5, TimeUnit.SECONDS).getHeaders().get("Authorization");
+  }
+
+  @Test
+  void request_withItsOwnAuthorizationAnswered401_isNotRetriedWithTheConfiguredToken()
+      throws Exception {
+    server.enqueue(new MockResponse(401, Headers.of(), "{}"));
+    server.enqueue(new MockResponse(200, Headers.of(), "{}"));
+    Rotating tokens = new Rotating();
+    Request own = get("/api").newBuilder().header("Authorization", "Bearer callers-own").build();
+
+    try (Response r = client(new AuthInterceptor("test", null, tokens)).newCall(own).execute()) {
+      assertThat(r.code()).isEqualTo(401);
+    }
+
+    assertThat(sentAuthorization()).isEqualTo("Bearer callers-own");
+    assertThat(server.getRequestCount()).isEqualTo(1);
+    assertThat(tokens.refreshes).hasValue(0);
+  }
+
+  @Test
+  void request_withTheInterceptorsTokenAnswered401_isRetriedOnceWithTheRefreshedToken()
+      throws Exception {
+    server.enqueue(new MockResponse(401, Headers.of(), "{}"));
+    server.enqueue(new MockResponse(200, Headers.of(), "{}"));
+    Rotating tokens = new Rotating();
+
+    try (Response r =
+        client(new AuthInterceptor("test", null, tokens)).newCall(get("/api")).execute()) {
+      assertThat(r.code()).isEqualTo(200);
+    }
+
+    assertThat(sentAuthorization()).isEqualTo("Bearer token-1");
+    assertThat(sentAuthorization()).isEqualTo("Bearer token-2");
   }
 
   @Test
