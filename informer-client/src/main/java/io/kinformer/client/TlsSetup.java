@@ -1,10 +1,13 @@
 package io.kinformer.client;
 
+import static java.nio.charset.StandardCharsets.US_ASCII;
+
 import java.io.IOException;
 import java.net.Socket;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.PrivateKey;
+import java.security.Signature;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import javax.net.ssl.HostnameVerifier;
@@ -29,7 +32,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code tls-server-name} is sent as SNI and the certificate is verified against it instead
  *       of the URL's host (JDK endpoint identification during the handshake, see {@link
  *       TlsServerNameSocketFactory});
- *   <li>a client certificate and key (PEM) are offered for mutual TLS.
+ *   <li>a client certificate and key (PEM) are offered for mutual TLS, once the key is known to
+ *       match the certificate (as Go's {@code tls.X509KeyPair} checks).
  * </ul>
  *
  * <p>Thread safety: immutable.
@@ -120,6 +124,7 @@ record TlsSetup(
               + chain.get(0).getPublicKey().getAlgorithm() + " certificate of "
               + certSource.label());
     }
+    checkKeyMatches(key, chain.get(0), keySource, certSource);
     char[] password = new char[0];
     try {
       KeyStore store = KeyStore.getInstance("PKCS12");
@@ -133,6 +138,52 @@ record TlsSetup(
       throw new KubeConfigException(
           keySource.label() + ": cannot be used with " + certSource.label() + " ("
               + e.getClass().getSimpleName() + ")", e);
+    }
+  }
+
+  /**
+   * Go's {@code tls.X509KeyPair} check: the key must be the one of the (leaf) certificate, shown by
+   * a signature that the certificate's public key verifies. Without it a mismatch surfaces only as
+   * the server failing the handshake, far from the kubeconfig fields at fault.
+   */
+  private static void checkKeyMatches(
+      PrivateKey key, X509Certificate cert, PemSource keySource, PemSource certSource) {
+    String algorithm =
+        switch (key.getAlgorithm()) {
+          case "RSA" -> "SHA256withRSA";
+          case "EC" -> "SHA256withECDSA";
+          case "EdDSA", "Ed25519", "Ed448" -> key.getAlgorithm();
+          default -> null; // nothing to sign with here; the handshake will tell
+        };
+    if (algorithm == null) {
+      return;
+    }
+    byte[] probe = "kinformer: does this key match its certificate?".getBytes(US_ASCII);
+    byte[] signature;
+    try {
+      Signature signer = Signature.getInstance(algorithm);
+      signer.initSign(key);
+      signer.update(probe);
+      signature = signer.sign();
+    } catch (GeneralSecurityException e) {
+      // Messages of the JDK here describe structure, never key bytes.
+      throw new KubeConfigException(
+          keySource.label() + ": cannot sign with this " + key.getAlgorithm() + " key ("
+              + e.getClass().getSimpleName() + ")", e);
+    }
+    boolean matches;
+    try {
+      Signature verifier = Signature.getInstance(algorithm);
+      verifier.initVerify(cert.getPublicKey());
+      verifier.update(probe);
+      matches = verifier.verify(signature);
+    } catch (GeneralSecurityException e) {
+      matches = false; // e.g. an EC key on another curve than the certificate's
+    }
+    if (!matches) {
+      throw new KubeConfigException(
+          keySource.label() + ": private key does not match the public key of the certificate"
+              + " in " + certSource.label());
     }
   }
 

@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.spec.ECGenParameterSpec;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLPeerUnverifiedException;
@@ -262,6 +264,77 @@ class TlsSetupTest {
         .isInstanceOf(KubeConfigException.class)
         .hasMessage("KubeConfig.builder(): clientKeyPem: a EC key does not match the RSA"
             + " certificate of KubeConfig.builder(): clientCertPem");
+  }
+
+  record KeyPairs(String name, Supplier<KeyPair> generate) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  private static KeyPair generate(String algorithm, String curve) {
+    try {
+      KeyPairGenerator g = KeyPairGenerator.getInstance(algorithm);
+      if (curve != null) {
+        g.initialize(new ECGenParameterSpec(curve));
+      }
+      return g.generateKeyPair();
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static Stream<KeyPairs> keyAlgorithms() {
+    return Stream.of(
+        new KeyPairs("RSA", () -> generate("RSA", null)),
+        new KeyPairs("EC P-256", () -> generate("EC", "secp256r1")),
+        new KeyPairs("Ed25519", () -> generate("Ed25519", null)));
+  }
+
+  /** A certificate for {@code certKey}, signed by an EC CA (so any key algorithm will do). */
+  private static HeldCertificate certificateFor(KeyPair certKey) {
+    return new HeldCertificate.Builder().commonName("alice").keyPair(certKey).signedBy(CLIENT_CA)
+        .build();
+  }
+
+  private static KubeConfig withClientKey(HeldCertificate cert, KeyPair key) {
+    return KubeConfig.builder()
+        .server("https://h")
+        .clientCertPem(cert.certificatePem())
+        .clientKeyPem(TlsFixtures.pem("PRIVATE KEY", key.getPrivate().getEncoded()))
+        .build();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("keyAlgorithms")
+  void create_withTheCertificatesOwnKey_succeeds(KeyPairs algorithm) {
+    KeyPair pair = algorithm.generate().get();
+
+    KubeClient.create(withClientKey(certificateFor(pair), pair)).close();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("keyAlgorithms")
+  void create_withAnotherKeyOfTheSameAlgorithm_failsNamingBoth(KeyPairs algorithm) {
+    HeldCertificate cert = certificateFor(algorithm.generate().get());
+    KubeConfig config = withClientKey(cert, algorithm.generate().get());
+
+    assertThatThrownBy(() -> KubeClient.create(config))
+        .isInstanceOf(KubeConfigException.class)
+        .hasMessage("KubeConfig.builder(): clientKeyPem: private key does not match the public"
+            + " key of the certificate in KubeConfig.builder(): clientCertPem");
+  }
+
+  @Test
+  void create_withAnEcKeyOnAnotherCurve_failsNamingBoth() {
+    HeldCertificate cert = certificateFor(generate("EC", "secp256r1"));
+    KubeConfig config = withClientKey(cert, generate("EC", "secp384r1"));
+
+    assertThatThrownBy(() -> KubeClient.create(config))
+        .isInstanceOf(KubeConfigException.class)
+        .hasMessageEndingWith("private key does not match the public key of the certificate in"
+            + " KubeConfig.builder(): clientCertPem");
   }
 
   @Test
