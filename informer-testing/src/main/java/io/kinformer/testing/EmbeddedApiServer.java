@@ -495,7 +495,11 @@ public final class EmbeddedApiServer implements AutoCloseable {
       return this;
     }
 
-    /** Require {@code Authorization: Bearer <token>}; other requests get 401. */
+    /**
+     * Require {@code Authorization: Bearer <token>}; other requests get 401. Use it with {@link
+     * #tls(boolean) tls(true)} when clients are made from {@link EmbeddedApiServer#kubeConfig()}: kinformer, like
+     * kubectl, does not send a kubeconfig's credentials to a plain-HTTP server.
+     */
     public Builder bearerToken(String token) {
       if (token == null || token.isBlank()) {
         throw new IllegalArgumentException("token must not be blank");
