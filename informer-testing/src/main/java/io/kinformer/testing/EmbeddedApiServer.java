@@ -497,8 +497,8 @@ public final class EmbeddedApiServer implements AutoCloseable {
 
     /**
      * Require {@code Authorization: Bearer <token>}; other requests get 401. Use it with {@link
-     * #tls(boolean) tls(true)} when clients are made from {@link EmbeddedApiServer#kubeConfig()}: kinformer, like
-     * kubectl, does not send a kubeconfig's credentials to a plain-HTTP server.
+     * #tls(boolean) tls(true)} when clients are made from {@link EmbeddedApiServer#kubeConfig()}:
+     * kinformer, like kubectl, does not send a kubeconfig's credentials to a plain-HTTP server.
      */
     public Builder bearerToken(String token) {
       if (token == null || token.isBlank()) {
