@@ -418,7 +418,14 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
         try {
           all = listAllPages("");
         } catch (RuntimeException again) {
-          throw new ReflectorException(name, ReflectorException.Phase.LIST, "list failed", again);
+          ReflectorException failed =
+              new ReflectorException(
+                  name,
+                  ReflectorException.Phase.LIST,
+                  "consistent list failed after the list at rv=" + rv + " was refused",
+                  again);
+          failed.addSuppressed(e); // why the consistent list ran
+          throw failed;
         }
       } else {
         throw new ReflectorException(name, ReflectorException.Phase.LIST, "list failed", e);

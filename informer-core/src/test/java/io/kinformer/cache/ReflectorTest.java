@@ -290,6 +290,25 @@ class ReflectorTest {
   }
 
   @Test
+  void consistentListFailingToo_reportsWhyItRanAsSuppressed() {
+    ApiException expired = new ApiException(410, "Expired", "too old", null, List.of(), false);
+    ApiException down = new ApiException(503, "ServiceUnavailable", "down", null, List.of(), false);
+    source.failNextList(expired);
+    source.failNextList(down);
+    start(builder());
+
+    await().until(() -> errors.size() == 1);
+    ReflectorException failed = errors.get(0);
+    assertThat(failed.phase()).isEqualTo(ReflectorException.Phase.LIST);
+    assertThat(failed.getCause()).isSameAs(down);
+    assertThat(failed.getSuppressed()).containsExactly(expired);
+    assertThat(failed.getMessage()).contains("after the list at rv=0 was refused");
+    assertThat(source.listCalls())
+        .extracting(ListOptions::resourceVersion)
+        .containsExactly("0", null);
+  }
+
+  @Test
   void tooLargeResourceVersion_relistsConsistently() {
     start(builder());
     awaitWatches(1);
