@@ -42,12 +42,14 @@ import org.slf4j.LoggerFactory;
  *       cache can serve it; when the server says that version is too old (410) or too new ({@code
  *       ResourceVersionTooLarge}), the list is retried at once as a consistent list (no
  *       resourceVersion). An expired {@code continue} token falls back to one unpaged list at the
- *       same resourceVersion. A server that ignores {@code limit} is fine.
+ *       same resourceVersion. A server that ignores {@code limit} is fine. A list without a
+ *       resourceVersion is stored all the same, and the watch then starts from "" (as client-go).
  *   <li><b>Watch</b> from the last resourceVersion, with bookmarks and a random {@code
  *       timeoutSeconds} between {@code minWatchTimeout} and twice that (client-go: 5 to 10 minutes)
  *       so that a fleet of informers does not reconnect in lockstep. Each ADDED, MODIFIED, DELETED
  *       event goes to the store, and its resourceVersion becomes the last one seen; a BOOKMARK only
- *       advances the resourceVersion.
+ *       advances the resourceVersion. A watch from "" begins with an ADDED event per object, in no
+ *       resourceVersion order: the resourceVersion advances only from its first other event.
  *   <li><b>The watch ends.</b> A clean end (the server's timeout), or a stream that breaks after
  *       delivering events (a reset connection, a bad frame), re-watches at once from the last
  *       resourceVersion, without listing. A stream that breaks before any event, a refused watch
@@ -176,7 +178,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
 
   /**
    * The resourceVersion of the last list, event or bookmark applied to the store; empty before the
-   * first list.
+   * first list, and after a list that carried none until the watch moves past its initial events.
    */
   public String lastSyncResourceVersion() {
     return lastSyncResourceVersion;
@@ -433,12 +435,9 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     } catch (RuntimeException e) {
       throw new ReflectorException(name, ReflectorException.Phase.LIST, "list failed", e);
     }
-    if (all.resourceVersion().isEmpty()) {
-      throw new ReflectorException(
-          name,
-          ReflectorException.Phase.MISSING_RESOURCE_VERSION,
-          "list carried no resourceVersion");
-    }
+    // A list without a resourceVersion (some aggregated APIs) is stored as it is, as client-go
+    // does: the watch then starts from "", and the server begins it with an ADDED event for every
+    // object (see watch()).
     store.replace(all.items(), all.resourceVersion());
     lastSyncResourceVersion = all.resourceVersion();
     lastSyncResourceVersionUnavailable = false;
@@ -501,8 +500,9 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   private ListOptions watchOptions() {
     long min = minWatchTimeout.toSeconds();
     long timeout = min + (long) (random.nextDouble() * min);
+    String rv = lastSyncResourceVersion;
     return ListOptions.builder()
-        .resourceVersion(lastSyncResourceVersion)
+        .resourceVersion(rv.isEmpty() ? null : rv)
         .timeoutSeconds(Math.max(1, timeout))
         .allowWatchBookmarks(true)
         .build();
@@ -590,7 +590,13 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     // As client-go, start the clock before the request: some proxies send the response headers
     // only with the first event, so the call itself may take the whole short watch.
     long started = clock.nanoTime();
-    Watch<T> w = alreadyOpen != null ? alreadyOpen : openWatch(watchOptions());
+    ListOptions options = alreadyOpen != null ? null : watchOptions();
+    Watch<T> w = alreadyOpen != null ? alreadyOpen : openWatch(options);
+    // A watch from "" or "0" (after a list that carried no resourceVersion) begins with synthetic
+    // ADDED events for every object, in no resourceVersion order: as client-go, take no
+    // resourceVersion from them, since resuming from one could skip objects not yet sent; the
+    // first other event (a change or a bookmark) shows the watch is past them.
+    boolean pastInitialEvents = options == null || !isSyntheticStart(options.resourceVersion());
     int events = 0;
     try {
       while (!closed) {
@@ -615,7 +621,8 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
           break;
         }
         events++;
-        apply(event);
+        pastInitialEvents |= event.type() != WatchEventType.ADDED;
+        apply(event, pastInitialEvents);
       }
     } finally {
       currentWatch = null;
@@ -639,12 +646,17 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     }
   }
 
-  private void apply(WatchEvent<T> event) {
+  private static boolean isSyntheticStart(@Nullable String rv) {
+    return rv == null || rv.isEmpty() || rv.equals("0");
+  }
+
+  /** Applies one event; takes its resourceVersion as the last one seen if {@code advanceRv}. */
+  private void apply(WatchEvent<T> event, boolean advanceRv) {
     switch (event.type()) {
       case ERROR -> throw watchErrorEvent(event.error());
       case BOOKMARK -> {
         String rv = resourceVersionOf(event.object());
-        if (!rv.isEmpty()) {
+        if (!rv.isEmpty() && advanceRv) {
           lastSyncResourceVersion = rv;
         }
         log.trace("reflector={} bookmark rv={}", name, rv);
@@ -667,7 +679,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
               e);
         }
         String rv = resourceVersionOf(obj);
-        if (!rv.isEmpty()) {
+        if (!rv.isEmpty() && advanceRv) {
           lastSyncResourceVersion = rv;
         }
       }

@@ -22,8 +22,6 @@ public final class ReflectorException extends InformerException {
   public enum Phase {
     /** A list request (initial or relist) failed. */
     LIST,
-    /** The list succeeded but carried no resourceVersion to watch from. */
-    MISSING_RESOURCE_VERSION,
     /** Opening a watch failed. */
     WATCH_START,
     /** The server sent an ERROR event inside the watch stream (its Status is the cause). */

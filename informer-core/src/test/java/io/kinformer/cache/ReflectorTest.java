@@ -175,6 +175,54 @@ class ReflectorTest {
     assertThat(source.watchCalls().get(1).resourceVersion()).isEqualTo("10");
   }
 
+  /**
+   * client-go's list() stores a list without a resourceVersion as it is and watches from "": the
+   * server starts that watch with an ADDED event per object, in no resourceVersion order, so none
+   * of them may become the resourceVersion to resume from; the first other event may.
+   */
+  @Test
+  void listWithoutResourceVersion_isStoredAndWatchedFromTheStart() {
+    source.add(pod("ns", "a")); // rv 2
+    source.add(pod("ns", "b")); // rv 3
+    source.modify(pod("ns", "a")); // rv 4: the synthetic ADDED events come as a@4, b@3
+    ListerWatcher<Pod> noRv =
+        new ListerWatcher<>() {
+          @Override
+          public ListResult<Pod> list(ListOptions options) {
+            return new ListResult<>(source.list(options).items(), "", null, null);
+          }
+
+          @Override
+          public Watch<Pod> watch(ListOptions options) {
+            return source.watch(options);
+          }
+        };
+    reflector =
+        Reflector.builder("pods", noRv, store)
+            .clock(clock)
+            .scheduler(clock)
+            .random(new Random(7))
+            .watchErrorHandler(errors::add)
+            .build();
+    reflector.start();
+
+    awaitWatches(1);
+    await().until(() -> store.calls.size() == 3);
+    assertThat(store.calls).containsExactly("replace [ns/a, ns/b] ", "add ns/a 4", "add ns/b 3");
+    assertThat(source.watchCalls().get(0).resourceVersion()).isNull();
+    assertThat(reflector.lastSyncResourceVersion())
+        .as("no resourceVersion taken from the synthetic ADDED events")
+        .isEmpty();
+
+    source.modify(pod("ns", "b")); // rv 5
+    await().until(() -> reflector.lastSyncResourceVersion().equals("5"));
+    source.endWatches();
+    awaitWatches(2);
+    assertThat(source.watchCalls().get(1).resourceVersion()).isEqualTo("5");
+    assertThat(source.listCalls()).hasSize(1);
+    assertThat(errors).isEmpty();
+  }
+
   @Test
   void watchEndingCleanly_rewatchesFromLastRvWithoutRelisting() {
     start(builder());
