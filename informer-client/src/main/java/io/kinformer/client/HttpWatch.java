@@ -23,7 +23,9 @@ import tools.jackson.core.exc.JacksonIOException;
  * <p>A decoding failure (malformed JSON, an unknown event type, an event over {@link
  * WatchCodec#MAX_EVENT_BYTES}) ends the watch with the codec's {@code InformerException}; the call
  * is cancelled first, so releasing the response never drains the rest of a huge or endless body.
- * The reflector then re-watches from its last resourceVersion, with the cache as it was.
+ * The reflector then relists after a backoff, as client-go does after an event it cannot decode;
+ * an I/O failure carries its {@code IOException} as the cause, for which the reflector re-watches
+ * instead.
  *
  * <p>Thread safety: {@code next()} from one thread at a time; {@code close()} from any thread.
  * Locks: {@code lock} guards {@code reading}, {@code closed} and {@code released}; it is never held

@@ -141,7 +141,12 @@ public final class FakeListerWatcher<T extends HasMetadata> implements ListerWat
     closeWatches(null);
   }
 
-  /** Breaks every open watch: its next {@link Watch#next()} throws {@code failure}. */
+  /**
+   * Breaks every open watch: its next {@link Watch#next()} throws {@code failure}. As from the HTTP
+   * watch, a {@link Reflector} takes a failure with an {@link java.io.IOException} among its causes
+   * for a broken connection (it re-watches from its last resourceVersion) and any other for bad
+   * data from the server (it relists after a backoff).
+   */
   public void breakWatches(InformerException failure) {
     closeWatches(Objects.requireNonNull(failure, "failure"));
   }

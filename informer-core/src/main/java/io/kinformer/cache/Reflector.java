@@ -50,19 +50,23 @@ import org.slf4j.LoggerFactory;
  *       event goes to the store, and its resourceVersion becomes the last one seen; a BOOKMARK only
  *       advances the resourceVersion. A watch from "" begins with an ADDED event per object, in no
  *       resourceVersion order: the resourceVersion advances only from its first other event.
- *   <li><b>The watch ends.</b> A clean end (the server's timeout), or a stream that breaks after
- *       delivering events (a reset connection, a bad frame), re-watches at once from the last
- *       resourceVersion, without listing. A stream that breaks before any event, a refused watch
- *       or a server error re-watches after a backoff, still without listing, because the last
- *       resourceVersion is still valid: every event up to it is in the store. Only "too old" (410
- *       {@code Expired} or {@code Gone}, as an HTTP status or as an ERROR event) and "too large"
- *       force a relist.
+ *   <li><b>The watch ends.</b> A clean end (the server's timeout) or a broken connection (an I/O
+ *       error: a reset, a proxy's idle cut, a watch gone silent) re-watches at once from the last
+ *       resourceVersion, without listing, as client-go's stream watcher treats a probable EOF or a
+ *       timeout as the end of the stream; unless the watch lasted under a second without any event
+ *       (client-go's "very short watch"), which backs off first. A refused watch or a server error
+ *       re-watches after a backoff, still without listing, because the last resourceVersion is
+ *       still valid: every event up to it is in the store. A stream that breaks on what the server
+ *       sent (malformed JSON, an unknown event type, an event over the size limit) relists after a
+ *       backoff, as client-go does (its stream watcher turns the decoding error into an ERROR
+ *       event): re-watching from the same resourceVersion would only replay the same bytes. "Too
+ *       old" (410 {@code Expired} or {@code Gone}, as an HTTP status or as an ERROR event) and "too
+ *       large" force a relist too.
  * </ol>
  *
- * <p>Deliberate divergence from client-go: client-go relists after any watch failure other than a
- * clean end; kinformer re-watches from the last resourceVersion, which is equally correct and
- * avoids a full list for every network blip. A watch that ends within a second without delivering
- * anything is treated as a failure (client-go's "very short watch") and backs off.
+ * <p>Deliberate divergence from client-go: client-go relists after a refused watch or an ERROR
+ * event of any kind; kinformer re-watches from the last resourceVersion unless the server said it
+ * is unusable, which is equally correct and avoids a full list for every server hiccup.
  *
  * <p>Backoff between failures is client-go's by default ({@link Backoff#clientGoDefault}); a {@code
  * Retry-After} from the server lengthens it. Every failure is logged and reported to the {@link
@@ -314,11 +318,12 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   }
 
   /**
-   * Whether a failure is the routine end of a watch stream, logged at DEBUG: the connection broke
-   * (an {@link IOException} among the causes) or the stream ended without a cause of its own. A
-   * stream that failed on what the server sent (malformed JSON, an unknown event type, an event
-   * over the size limit) is not routine: it is logged as a WARN, since a server that keeps sending
-   * it keeps the informer from seeing changes.
+   * Whether a failure is the routine end of a watch stream, logged at DEBUG and followed by a
+   * re-watch: the connection broke (an {@link IOException} among the causes) or the stream ended
+   * without a cause of its own. A stream that failed on what the server sent (malformed JSON, an
+   * unknown event type, an event over the size limit) is not routine: it is logged as a WARN and
+   * followed by a relist, since a server that keeps sending it keeps the informer from seeing
+   * changes.
    */
   static boolean isRoutineStreamEnd(ReflectorException e) {
     if (e.phase() != ReflectorException.Phase.WATCH_STREAM) {
@@ -607,13 +612,24 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
           ReflectorException broke =
               new ReflectorException(
                   name, ReflectorException.Phase.WATCH_STREAM, "watch stream broke", e);
-          if (events == 0 || closed) {
-            throw broke; // nothing came through: back off before trying again
+          if (closed) {
+            throw broke;
           }
-          // A watch that delivered events and then broke (a reset connection, a proxy timeout, a
-          // bad frame) is re-opened at once from the last resourceVersion, as client-go does for
-          // a watch that ends: backing off here would leave the cache stale for up to a minute
-          // after every routine disconnect. A watch that breaks again before any event backs off.
+          if (!isRoutineStreamEnd(broke)) {
+            // Bad data from the server. client-go's stream watcher turns it into an ERROR event
+            // and the reflector relists after its backoff; re-watching from the last
+            // resourceVersion instead would replay the event that failed, forever.
+            needsList = true;
+            throw broke;
+          }
+          if (isTooShort(alreadyOpen, started, events)) {
+            throw broke; // broke at once: back off before trying again
+          }
+          // A broken connection ends the stream as a clean end does (client-go's stream watcher
+          // takes a probable EOF or a timeout for the end): re-watch at once from the last
+          // resourceVersion, however long the watch stayed quiet. Backing off here would leave the
+          // cache stale for up to a minute after every routine disconnect, and the backoff would
+          // grow across the idle cuts of a quiet resource. Still reported, at DEBUG.
           report(broke);
           break;
         }
@@ -628,10 +644,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
       currentWatch = null;
       closeQuietly(w);
     }
-    if (!closed
-        && alreadyOpen == null
-        && events == 0
-        && clock.nanoTime() - started < TOO_SHORT_WATCH.toNanos()) {
+    if (!closed && isTooShort(alreadyOpen, started, events)) {
       throw new ReflectorException(
           name,
           ReflectorException.Phase.WATCH_TOO_SHORT,
@@ -644,6 +657,16 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
           events,
           lastSyncResourceVersion);
     }
+  }
+
+  /**
+   * client-go's "very short watch": opened by watch() (not a streaming list's, whose time went
+   * into the initial events), under {@link #TOO_SHORT_WATCH} ago, without any event.
+   */
+  private boolean isTooShort(@Nullable Watch<T> alreadyOpen, long started, int events) {
+    return alreadyOpen == null
+        && events == 0
+        && clock.nanoTime() - started < TOO_SHORT_WATCH.toNanos();
   }
 
   private static boolean isSyntheticStart(@Nullable String rv) {

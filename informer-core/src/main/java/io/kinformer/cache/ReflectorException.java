@@ -26,7 +26,10 @@ public final class ReflectorException extends InformerException {
     WATCH_START,
     /** The server sent an ERROR event inside the watch stream (its Status is the cause). */
     WATCH_ERROR_EVENT,
-    /** The watch stream broke: I/O error, malformed or unexpected data. */
+    /**
+     * The watch stream broke: an I/O error (the reflector re-watches), or malformed or unexpected
+     * data (the reflector relists).
+     */
     WATCH_STREAM,
     /** A watch ended cleanly within a second without delivering any event. */
     WATCH_TOO_SHORT

@@ -471,7 +471,7 @@ class ReflectorScenariosTest {
     awaitWatchOpen(1);
     if (c.delivery() == Delivery.REFUSED_WATCH) {
       source.failNextWatch(c.error());
-      source.breakWatches(new InformerException("connection reset"));
+      source.breakWatches(TestPods.connectionReset());
       advanceToRetry(); // the re-watch is refused
       await().until(() -> errors.size() == 2);
     } else {

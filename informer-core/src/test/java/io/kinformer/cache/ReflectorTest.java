@@ -243,7 +243,7 @@ class ReflectorTest {
     awaitWatches(1);
     source.add(pod("ns", "a"));
     await().until(() -> reflector.lastSyncResourceVersion().equals("2"));
-    source.breakWatches(new InformerException("connection reset"));
+    source.breakWatches(TestPods.connectionReset());
     source.add(pod("ns", "b")); // happens while disconnected
 
     awaitWatches(2);
@@ -256,14 +256,14 @@ class ReflectorTest {
   }
 
   @Test
-  void watchBreakingBeforeAnyEvent_rewatchesAfterBackoffWithoutRelisting() {
+  void watchBreakingWithinASecondWithoutEvents_rewatchesAfterBackoffWithoutRelisting() {
     start(builder());
     awaitWatches(1);
     source.add(pod("ns", "a"));
     await().until(() -> reflector.lastSyncResourceVersion().equals("2"));
     source.endWatches();
     awaitWatches(2);
-    source.breakWatches(new InformerException("connection reset")); // the new watch, no event yet
+    source.breakWatches(TestPods.connectionReset()); // the new watch, no event yet, no time passed
 
     advanceToRetry();
     awaitWatches(3);
@@ -271,6 +271,52 @@ class ReflectorTest {
     assertThat(source.watchCalls().get(2).resourceVersion()).isEqualTo("2");
     assertThat(errors).extracting(ReflectorException::phase)
         .containsExactly(ReflectorException.Phase.WATCH_STREAM);
+  }
+
+  /**
+   * A quiet resource behind a proxy that cuts idle connections: each watch breaks after a minute
+   * without any event. client-go's stream watcher takes that for the end of the stream and the
+   * reflector re-watches at once, every time; a backoff here would grow across the cuts.
+   */
+  @Test
+  void quietWatchBrokenByTheNetwork_rewatchesAtOnceEveryTime() {
+    start(builder());
+    awaitWatches(1);
+    for (int i = 0; i < 7; i++) {
+      clock.advance(Duration.ofSeconds(60)); // no event, no bookmark for a minute
+      source.breakWatches(TestPods.connectionReset());
+      awaitWatches(i + 2);
+      assertThat(clock.hasPendingTasks()).as("no backoff wait after cut %d", i).isFalse();
+    }
+    assertThat(source.watchCalls()).extracting(ListOptions::resourceVersion).containsOnly("1");
+    assertThat(source.listCalls()).hasSize(1);
+    assertThat(errors).extracting(ReflectorException::phase)
+        .containsOnly(ReflectorException.Phase.WATCH_STREAM)
+        .hasSize(7);
+  }
+
+  /**
+   * A stream that breaks on what the server sent (here an event the codec refuses) is not
+   * re-watched from the last resourceVersion, which would replay the same event forever: as
+   * client-go (whose stream watcher makes it an ERROR event), the reflector backs off and relists.
+   */
+  @Test
+  void watchBreakingOnBadServerData_relistsAfterBackoff() {
+    start(builder());
+    awaitWatches(1);
+    source.add(pod("ns", "a"));
+    await().until(() -> reflector.lastSyncResourceVersion().equals("2"));
+    clock.advance(Duration.ofSeconds(60));
+    source.breakWatches(
+        new InformerException("malformed watch stream of v1/pods: unknown event type EXPLODED"));
+
+    await().until(() -> errors.size() == 1);
+    assertThat(errors.get(0).phase()).isEqualTo(ReflectorException.Phase.WATCH_STREAM);
+    assertThat(source.watchCalls()).as("no re-watch before the backoff").hasSize(1);
+    advanceToRetry();
+    awaitWatches(2);
+    assertThat(source.listCalls()).extracting(ListOptions::resourceVersion).containsExactly("0", "2");
+    assertThat(source.watchCalls().get(1).resourceVersion()).isEqualTo("2");
   }
 
   @Test
@@ -289,7 +335,7 @@ class ReflectorTest {
     source.answerExpiredWatchWithHttpError(asHttpError);
     start(builder());
     awaitWatches(1);
-    source.breakWatches(new InformerException("connection reset"));
+    source.breakWatches(TestPods.connectionReset());
     source.delete(pod("ns", "gone"));
     source.add(pod("ns", "new"));
     source.compact();
@@ -321,7 +367,7 @@ class ReflectorTest {
     source.add(pod("ns", "a"));
     start(builder());
     awaitWatches(1);
-    source.breakWatches(new InformerException("reset"));
+    source.breakWatches(TestPods.connectionReset());
     source.compact();
     source.add(pod("ns", "b"));
     source.compact();
@@ -383,7 +429,7 @@ class ReflectorTest {
     source.failNextWatch(
         new ApiException(
             429, "TooManyRequests", "slow down", Duration.ofSeconds(45), List.of(), false));
-    source.breakWatches(new InformerException("reset"));
+    source.breakWatches(TestPods.connectionReset());
     advanceToRetry(); // re-watch -> 429
     await().until(() -> errors.size() == 2);
     await().until(clock::hasPendingTasks);

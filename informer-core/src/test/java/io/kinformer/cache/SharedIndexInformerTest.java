@@ -347,7 +347,7 @@ class SharedIndexInformerTest {
     awaitWatching(1);
     await().until(() -> plain.calls.size() == 3);
 
-    source.breakWatches(new InformerException("connection reset"));
+    source.breakWatches(TestPods.connectionReset());
     source.modify(pod("ns", "changed"));
     source.delete(pod("ns", "gone"));
     source.compact();

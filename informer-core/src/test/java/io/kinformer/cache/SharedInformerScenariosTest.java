@@ -245,7 +245,7 @@ class SharedInformerScenariosTest {
     assertThat(calls).allMatch(line -> line.endsWith(" initial"));
     calls.clear();
 
-    source.breakWatches(new InformerException("connection reset"));
+    source.breakWatches(TestPods.connectionReset());
     for (String change : c.changesWhileDown()) {
       String n = change.substring(1);
       switch (change.charAt(0)) {
@@ -678,7 +678,7 @@ class SharedInformerScenariosTest {
         // The server stays unreachable for one attempt, so the changes below are missed.
         src.failNextWatch(new InformerException("connection refused"));
         if (dice < 6) {
-          src.breakWatches(new InformerException("connection reset"));
+          src.breakWatches(TestPods.connectionReset());
         } else {
           src.endWatches();
         }

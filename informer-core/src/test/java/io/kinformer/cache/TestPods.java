@@ -2,6 +2,7 @@ package io.kinformer.cache;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import java.net.SocketException;
 import java.util.Map;
 
 /** Pods for tests. */
@@ -26,6 +27,11 @@ final class TestPods {
 
   static Pod bookmark(String rv) {
     return new PodBuilder().withNewMetadata().withResourceVersion(rv).endMetadata().build();
+  }
+
+  /** A watch broken by the network, as {@code HttpWatch} reports it: an I/O error as the cause. */
+  static InformerException connectionReset() {
+    return new InformerException("connection reset", new SocketException("Connection reset"));
   }
 
   static FakeListerWatcher<Pod> fakeSource() {

@@ -25,6 +25,7 @@ import io.kinformer.client.KubeClient;
 import io.kinformer.client.KubeConfig;
 import io.kinformer.time.FakeClock;
 import io.kinformer.workqueue.WorkQueue;
+import java.net.SocketException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -309,7 +310,7 @@ class UserGuideExamplesTest {
     startAndSync(pods);
     await().until(() -> keys.size() == 4);
 
-    source.breakWatches(new InformerException("connection reset"));
+    source.breakWatches(new InformerException("connection reset", new SocketException()));
     source.delete(pod("shop", "db-0", "node-1", Map.of()));
     source.compact(); // if the informer re-watches after this, it must relist to see it
 
@@ -453,7 +454,8 @@ class UserGuideExamplesTest {
       informer.start();
       assertThat(informer.awaitSynced(Duration.ofSeconds(30))).isTrue();
 
-      source.breakWatches(new InformerException("connection reset")); // a network glitch
+      // a network glitch: an I/O error as the cause, as the HTTP watch reports one
+      source.breakWatches(new InformerException("connection reset", new SocketException()));
       source.delete(new PodBuilder(web0).build()); // deleted while the watch is down
       source.compact(); // and the history is gone: the informer must relist to notice
 
