@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import okhttp3.Call;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
@@ -156,8 +157,17 @@ final class HttpCalls {
    * @throws InformerException for an I/O failure or the timeout
    */
   Response execute(Request request, Duration callTimeout) {
+    return execute(request, callTimeout, call -> {});
+  }
+
+  /**
+   * {@link #execute(Request, Duration)}, showing the call to {@code beforeExecute} first (to track
+   * it, so that another thread can cancel it).
+   */
+  Response execute(Request request, Duration callTimeout, Consumer<Call> beforeExecute) {
     Call call = client.newCall(request);
     call.timeout().timeout(callTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    beforeExecute.accept(call);
     return checked(request, call);
   }
 
@@ -171,7 +181,16 @@ final class HttpCalls {
    * @throws InformerException for an I/O failure, or no response headers within {@code idle}
    */
   Opened openWatch(Request request, Duration idle) {
+    return openWatch(request, idle, call -> {});
+  }
+
+  /**
+   * {@link #openWatch(Request, Duration)}, showing the call to {@code beforeExecute} first (to
+   * track it, so that another thread can cancel it).
+   */
+  Opened openWatch(Request request, Duration idle, Consumer<Call> beforeExecute) {
     Call call = watchClient.newCall(request);
+    beforeExecute.accept(call);
     WatchIdleGuard guard = WatchIdleGuard.start(call, idle, Clock.system(), Scheduler.system());
     try {
       return new Opened(call, checked(request, call), guard);

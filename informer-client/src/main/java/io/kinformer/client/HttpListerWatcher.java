@@ -30,7 +30,11 @@ import org.slf4j.LoggerFactory;
  * HttpTimeouts#watchIdle()}; a watch that stays silent longer (a dead connection, an API server
  * that went away) fails with an {@link InformerException} and the reflector re-watches.
  *
- * <p>Thread safety: immutable and thread-safe; every call runs on the caller's thread.
+ * <p>{@link #cancelCalls} cancels the call a thread has in flight (see {@link InFlightCalls}):
+ * a reflector's close() uses it, because OkHttp over HTTP/1.1 ignores interrupts while blocked in a
+ * socket read.
+ *
+ * <p>Thread safety: thread-safe; every call runs on the caller's thread.
  *
  * @param <T> the object type
  */
@@ -45,6 +49,7 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
   private final @Nullable String fieldSelector;
   private final UnaryOperator<ListOptions> tweak;
   private final HttpCalls.ListDecoder<T> listCodec;
+  private final InFlightCalls inFlight = new InFlightCalls();
 
   HttpListerWatcher(
       HttpCalls calls,
@@ -69,11 +74,14 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
         HttpPaths.collection(calls.baseUrl(), type, namespace), effective, false).build();
     Request request = new Request.Builder().url(url).header("Accept", type.listAccept()).build();
     String what = HttpCalls.describe(request);
-    try (Response response = calls.execute(request, calls.timeouts().listPage())) {
+    // Tracked until the body is read: a cancel must also end a stalled read of a large list.
+    try (Response response = calls.execute(request, calls.timeouts().listPage(), inFlight::start)) {
       ListResult<T> result = listCodec.decode(response.body().byteStream(), what);
       log.debug("listed {} items={} rv={} more={}", what, result.items().size(),
           result.resourceVersion(), result.hasMore());
       return result;
+    } finally {
+      inFlight.end();
     }
   }
 
@@ -85,7 +93,13 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
     Request request = new Request.Builder().url(url).header("Accept", type.objectAccept()).build();
     String what = HttpCalls.describe(request);
     Duration idle = calls.timeouts().watchIdleFor(effective.timeoutSeconds());
-    HttpCalls.Opened opened = calls.openWatch(request, idle);
+    // Tracked until the headers arrived: from then on the caller closes the returned watch.
+    HttpCalls.Opened opened;
+    try {
+      opened = calls.openWatch(request, idle, inFlight::start);
+    } finally {
+      inFlight.end();
+    }
     log.debug("watch opened {} rv={} idleLimit={}", what, effective.resourceVersion(), idle);
     // The codec reads nothing until the first next(): this returns as soon as headers arrived.
     try {
@@ -99,6 +113,15 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
       opened.response().close();
       throw e;
     }
+  }
+
+  /**
+   * Cancels the list or watch request {@code thread} has in flight, and makes its later ones fail
+   * at once with an {@link InformerException}.
+   */
+  @Override
+  public void cancelCalls(Thread thread) {
+    inFlight.cancel(thread);
   }
 
   /** The reflector's options with our fixed selectors ANDed in, then the tweak applied. */

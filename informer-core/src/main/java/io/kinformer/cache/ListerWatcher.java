@@ -30,4 +30,23 @@ public interface ListerWatcher<T> {
    * @throws InformerException if the request failed otherwise
    */
   Watch<T> watch(ListOptions options);
+
+  /**
+   * Cancels the {@link #list} or {@link #watch} call that {@code thread} has in flight (still
+   * waiting for the server, or reading a list), and makes every call that thread starts from now on
+   * fail at once; a {@link Watch} already returned is not touched (close it instead). The calls
+   * fail with an {@link InformerException}.
+   *
+   * <p>{@link Reflector#close()} calls this with its own thread when interrupting it did not end it
+   * within a moment, so that it never waits on a request blocked where an interrupt does not reach (OkHttp over HTTP/1.1
+   * blocked in a socket read), as client-go cancels the context passed to every request. The
+   * cancellation may come before the call it is meant for is under way: an implementation must then
+   * cancel or refuse that call as soon as it starts.
+   *
+   * <p>The default does nothing, for implementations whose calls do not block or end on an
+   * interrupt (as {@link FakeListerWatcher}'s do).
+   *
+   * <p>Thread safety: called from any thread, concurrently with calls on {@code thread}.
+   */
+  default void cancelCalls(Thread thread) {}
 }

@@ -99,7 +99,13 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   /** A watch that ends this soon after starting, with no event, counts as failed (client-go). */
   private static final Duration TOO_SHORT_WATCH = Duration.ofSeconds(1);
 
-  /** How long close() waits for the reflector thread before interrupting it. */
+  /**
+   * How long close() lets an interrupt alone end the reflector thread before it cancels the
+   * thread's request in flight through {@link ListerWatcher#cancelCalls}.
+   */
+  private static final Duration INTERRUPT_GRACE = Duration.ofMillis(200);
+
+  /** How long close() waits for the reflector thread to end once it interrupted it. */
   private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
 
   private final String name;
@@ -228,10 +234,12 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
 
   /**
    * Stops the loop: ends the open watch, cancels pending retries and the resync tick, interrupts
-   * the reflector thread (so that a list request in flight is abandoned, with transports that
-   * honour interrupts, as OkHttp does) and waits for it to end. Called on the reflector thread
-   * itself (from a {@link WatchErrorHandler}, or from a transform), it neither interrupts nor waits
-   * for that thread, which ends as soon as the callback returns. Idempotent.
+   * the reflector thread and, if that did not end it within a moment, cancels the request it has in
+   * flight (a list, or a watch being opened) through {@link ListerWatcher#cancelCalls}, since an
+   * interrupt does not end a blocked socket read (OkHttp over HTTP/1.1); then waits for the thread
+   * to end. Called on the reflector
+   * thread itself (from a {@link WatchErrorHandler}, or from a transform), it neither interrupts nor
+   * waits for that thread, which ends as soon as the callback returns. Idempotent.
    */
   @Override
   public void close() {
@@ -257,12 +265,34 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
       if (threads.contains(Thread.currentThread())) {
         e.shutdown(); // called from a callback on our own thread: neither interrupt nor wait
       } else {
-        // The interrupt abandons a list (or watch) request in flight instead of waiting for it.
+        // Abandon a list (or watch) request in flight instead of waiting for it: the interrupt
+        // reaches a thread waiting in Java (OkHttp over HTTP/2 waits so), the cancellation one
+        // blocked in a socket read (HTTP/1.1). Cancel only if the interrupt did not do: OkHttp
+        // may keep a pooled HTTP/2 connection busy after a call cancelled before its headers.
         e.shutdownNow();
+        if (!awaitTermination(e, INTERRUPT_GRACE)) {
+          for (Thread t : threads) {
+            try {
+              listerWatcher.cancelCalls(t);
+            } catch (RuntimeException cancelFailure) {
+              log.warn("reflector={} cancelling the calls of {} failed", name, t, cancelFailure);
+            }
+          }
+        }
         awaitThreads(e);
       }
     }
     log.debug("reflector={} closed", name);
+  }
+
+  /** Whether {@code e} terminated within {@code wait}; false if interrupted meanwhile. */
+  private static boolean awaitTermination(ExecutorService e, Duration wait) {
+    try {
+      return e.awaitTermination(wait.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException ie) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 
   /** Waits for the executor to terminate and its thread to be gone (not merely idle). */

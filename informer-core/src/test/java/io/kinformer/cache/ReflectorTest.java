@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -513,6 +514,65 @@ class ReflectorTest {
         .extracting(Thread::getName)
         .doesNotContain("kinformer-pods-reflector");
     assertThat(clock.hasPendingTasks()).isFalse();
+  }
+
+  /**
+   * A watch open blocked where an interrupt does not reach (OkHttp over HTTP/1.1 in a socket read):
+   * close() cancels it through the lister-watcher, for the reflector's own thread.
+   */
+  @Test
+  void close_cancelsACallThatIgnoresTheInterrupt() {
+    List<Thread> cancelled = new CopyOnWriteArrayList<>();
+    List<Thread> made = new CopyOnWriteArrayList<>();
+    CountDownLatch opening = new CountDownLatch(1);
+    CountDownLatch cancel = new CountDownLatch(1);
+    ListerWatcher<Pod> lw =
+        new ListerWatcher<>() {
+          @Override
+          public ListResult<Pod> list(ListOptions options) {
+            return source.list(options);
+          }
+
+          @Override
+          public Watch<Pod> watch(ListOptions options) {
+            opening.countDown();
+            boolean interrupted = false;
+            while (true) {
+              try {
+                cancel.await();
+                break;
+              } catch (InterruptedException e) {
+                interrupted = true; // ignored, as a blocked socket read ignores it
+              }
+            }
+            if (interrupted) {
+              Thread.currentThread().interrupt();
+            }
+            throw new InformerException("watch cancelled");
+          }
+
+          @Override
+          public void cancelCalls(Thread thread) {
+            cancelled.add(thread);
+            cancel.countDown();
+          }
+        };
+    reflector =
+        Reflector.builder("pods", lw, store)
+            .clock(clock)
+            .scheduler(clock)
+            .threadFactory(r -> {
+              Thread t = new Thread(r, "test-pods-reflector");
+              made.add(t);
+              return t;
+            })
+            .build();
+    reflector.start();
+    await().until(() -> opening.getCount() == 0);
+
+    reflector.close();
+    assertThat(cancelled).isEqualTo(made).hasSize(1);
+    assertThat(made.get(0).isAlive()).isFalse();
   }
 
   @Test
