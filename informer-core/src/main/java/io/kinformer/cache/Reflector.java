@@ -333,10 +333,14 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
         report(e);
         scheduleRetry(delayAfter(e));
         return;
-      } catch (RuntimeException e) {
+      } catch (Throwable e) {
+        // Not from the list or watch but from what we feed (the store, a transform, a key
+        // function), Errors included: a thread ended by an AssertionError would leave the cache
+        // stale for good. As client-go after a store error, back off and relist.
         if (closed) {
           return;
         }
+        needsList = true;
         ReflectorException re =
             new ReflectorException(
                 name, ReflectorException.Phase.WATCH_STREAM, "unexpected failure", e);

@@ -16,6 +16,8 @@ final class RecordingStore<T extends HasMetadata> implements Store<T> {
   final List<String> calls = new CopyOnWriteArrayList<>();
   volatile int resyncs;
   volatile RuntimeException failResync;
+  /** Thrown, once, by the next add (a transform or key function with a bug). */
+  volatile Error failNextAdd;
 
   private static String rv(HasMetadata o) {
     return o.getMetadata().getResourceVersion();
@@ -23,6 +25,11 @@ final class RecordingStore<T extends HasMetadata> implements Store<T> {
 
   @Override
   public synchronized void add(T obj) {
+    Error e = failNextAdd;
+    if (e != null) {
+      failNextAdd = null;
+      throw e;
+    }
     items.put(Keys.metaNamespaceKey(obj), obj);
     calls.add("add " + Keys.metaNamespaceKey(obj) + " " + rv(obj));
   }

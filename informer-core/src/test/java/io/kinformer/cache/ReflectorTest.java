@@ -77,6 +77,20 @@ class ReflectorTest {
   }
 
   @Test
+  void storeThrowingAnError_onAWatchEvent_isReported_andTheReflectorRelists() {
+    start(builder());
+    awaitWatches(1);
+    store.failNextAdd = new AssertionError("a transform's bug");
+    source.add(pod("ns", "a"));
+
+    // As client-go after a store error: report, back off, relist (which brings the object in).
+    advanceToRetry();
+    await().until(() -> store.keysToRv().containsKey("ns/a"));
+    assertThat(errors).anyMatch(e -> e.getCause() instanceof AssertionError);
+    assertThat(source.listCalls()).hasSize(2);
+  }
+
+  @Test
   void list_followsContinueTokensAcrossPages() {
     for (int i = 0; i < 5; i++) {
       source.add(pod("ns", "p" + i));
