@@ -189,6 +189,19 @@ final class HttpCalls {
    * track it, so that another thread can cancel it).
    */
   Opened openWatch(Request request, Duration idle, Consumer<Call> beforeExecute) {
+    return openGuarded(request, idle, beforeExecute, "watch");
+  }
+
+  /**
+   * Opens a list response as {@link #openWatch} opens a watch: with an inactivity limit instead of
+   * a whole-call limit, so that a large list that keeps arriving is never cut.
+   */
+  Opened openList(Request request, Duration idle, Consumer<Call> beforeExecute) {
+    return openGuarded(request, idle, beforeExecute, "list");
+  }
+
+  private Opened openGuarded(
+      Request request, Duration idle, Consumer<Call> beforeExecute, String kind) {
     Call call = watchClient.newCall(request);
     beforeExecute.accept(call);
     WatchIdleGuard guard = WatchIdleGuard.start(call, idle, Clock.system(), Scheduler.system());
@@ -198,7 +211,7 @@ final class HttpCalls {
       guard.stop();
       if (guard.fired() && !(e instanceof ApiException)) {
         throw new InformerException(
-            "watch went silent: no response within " + idle + " on " + describe(request), e);
+            kind + " went silent: no response within " + idle + " on " + describe(request), e);
       }
       throw e;
     }

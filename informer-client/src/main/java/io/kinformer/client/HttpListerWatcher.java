@@ -25,10 +25,11 @@ import org.slf4j.LoggerFactory;
  * reflector sets, then the tweak function runs last (it may override anything). Every set field is
  * sent (see {@link HttpPaths#addQuery}).
  *
- * <p>Lists have a whole-call timeout ({@link HttpTimeouts#listPage()}). Watches have an inactivity
- * limit instead ({@link WatchIdleGuard}): {@code timeoutSeconds} plus a grace, or {@link
- * HttpTimeouts#watchIdle()}; a watch that stays silent longer (a dead connection, an API server
- * that went away) fails with an {@link InformerException} and the reflector re-watches.
+ * <p>Lists and watches have inactivity limits, not whole-call limits ({@link WatchIdleGuard}): a
+ * list response that keeps arriving is never cut, however large, but one that sends nothing for
+ * {@link HttpTimeouts#listIdle()} fails; a watch that stays silent for its {@code timeoutSeconds}
+ * plus a grace, or {@link HttpTimeouts#watchIdle()}, fails too (a dead connection, an API server
+ * that went away). Either is an {@link InformerException}, and the reflector tries again.
  *
  * <p>{@link #cancelCalls} cancels the call a thread has in flight (see {@link InFlightCalls}):
  * a reflector's close() uses it, because OkHttp over HTTP/1.1 ignores interrupts while blocked in a
@@ -75,11 +76,30 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
     Request request = new Request.Builder().url(url).header("Accept", type.listAccept()).build();
     String what = HttpCalls.describe(request);
     // Tracked until the body is read: a cancel must also end a stalled read of a large list.
-    try (Response response = calls.execute(request, calls.timeouts().listPage(), inFlight::start)) {
-      ListResult<T> result = listCodec.decode(response.body().byteStream(), what);
-      log.debug("listed {} items={} rv={} more={}", what, result.items().size(),
-          result.resourceVersion(), result.hasMore());
-      return result;
+    try {
+      HttpCalls.Opened opened = calls.openList(request, calls.timeouts().listIdle(), inFlight::start);
+      WatchIdleGuard guard = opened.guard();
+      try (Response response = opened.response()) {
+        CodecTailStream body = new CodecTailStream(response.body().byteStream());
+        guard.watch(body::position);
+        guard.enterRead(); // decoding reads as it goes: the whole decode is one long read
+        ListResult<T> result;
+        try {
+          result = listCodec.decode(body, what);
+        } catch (InformerException e) {
+          guard.stop();
+          if (guard.fired()) {
+            throw new InformerException(
+                "list went silent: no data for " + guard.idle() + " on " + what, e);
+          }
+          throw e;
+        } finally {
+          guard.stop();
+        }
+        log.debug("listed {} items={} rv={} more={}", what, result.items().size(),
+            result.resourceVersion(), result.hasMore());
+        return result;
+      }
     } finally {
       inFlight.end();
     }

@@ -10,8 +10,10 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread safety: immutable.
  *
  * @param request whole-call limit of a get, create, update, patch or delete
- * @param listPage whole-call limit of one list page, body included (a {@code resourceVersion=0}
- *     list ignores {@code limit} and can be large)
+ * @param listIdle the inactivity limit of one list response, the wait for its headers included: a
+ *     list fails once no byte came for that long, but one that keeps receiving bytes is never cut,
+ *     however long it takes (a {@code resourceVersion=0} list ignores {@code limit}, so on a large
+ *     cluster and a slow link one response can take minutes; client-go sets no limit at all)
  * @param watchIdleGrace added to a watch's {@code timeoutSeconds} to give its inactivity limit: the
  *     server must have ended the watch by then, so silence beyond it means a dead connection
  * @param watchIdle the inactivity limit of a watch sent without {@code timeoutSeconds}; a watch
@@ -19,9 +21,12 @@ import org.jspecify.annotations.Nullable;
  *     resource: the server itself ends such watches only after 30 to 60 minutes)
  */
 record HttpTimeouts(
-    Duration request, Duration listPage, Duration watchIdleGrace, Duration watchIdle) {
+    Duration request, Duration listIdle, Duration watchIdleGrace, Duration watchIdle) {
 
-  /** 30 s per request, 5 min per list page, watches: timeoutSeconds + 30 s, or 5 min. */
+  /**
+   * 30 s per request; lists: 5 min without a byte; watches: timeoutSeconds + 30 s without a byte,
+   * or 5 min.
+   */
   static final HttpTimeouts DEFAULT =
       new HttpTimeouts(
           Duration.ofSeconds(30), Duration.ofMinutes(5), Duration.ofSeconds(30),
@@ -29,7 +34,7 @@ record HttpTimeouts(
 
   HttpTimeouts {
     requirePositive(request, "request");
-    requirePositive(listPage, "listPage");
+    requirePositive(listIdle, "listIdle");
     Objects.requireNonNull(watchIdleGrace, "watchIdleGrace");
     if (watchIdleGrace.isNegative()) {
       throw new IllegalArgumentException("watchIdleGrace must not be negative: " + watchIdleGrace);

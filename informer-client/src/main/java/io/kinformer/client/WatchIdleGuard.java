@@ -10,9 +10,9 @@ import okhttp3.Call;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The inactivity limit of one watch call: cancels the call when its reader has waited {@code idle}
- * for data without getting a byte, so a dead connection fails the watch and the reflector opens a
- * new one.
+ * The inactivity limit of one watch call (or list response): cancels the call when its reader has
+ * waited {@code idle} for data without getting a byte, so a dead connection fails the watch and the
+ * reflector opens a new one. A list's decoding counts as one long read.
  *
  * <p>Why not OkHttp's read timeout: okio enforces it around every read of the socket, registering
  * the read with its shared watchdog thread and waking that thread whenever the read becomes the

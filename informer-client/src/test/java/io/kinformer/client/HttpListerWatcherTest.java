@@ -16,6 +16,7 @@ import io.kinformer.cache.Watch;
 import io.kinformer.cache.WatchEvent;
 import io.kinformer.cache.WatchEventType;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -474,6 +475,12 @@ class HttpListerWatcherTest {
         WatchEventType.ADDED, WatchEventType.BOOKMARK, WatchEventType.MODIFIED);
   }
 
+  /** Default timeouts except the list idle limit, in milliseconds. */
+  private static HttpTimeouts listIdle(long millis) {
+    return new HttpTimeouts(Duration.ofSeconds(30), Duration.ofMillis(millis),
+        Duration.ofSeconds(30), Duration.ofMinutes(5));
+  }
+
   /** Default timeouts except the watch idle limit (and its grace), in milliseconds. */
   private static HttpTimeouts idle(long millis) {
     return new HttpTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(30),
@@ -533,6 +540,58 @@ class HttpListerWatcherTest {
         .list(ListOptions.none()))
         .isInstanceOf(InformerException.class)
         .hasMessageContaining("malformed list response of v1/pods");
+  }
+
+  @Test
+  @Timeout(20)
+  void list_slowButNeverSilentForTheIdleLimit_listsEverything() {
+    // 628 bytes at 50 bytes per 100 ms: more than twice the 500 ms limit in all, but never more
+    // than about 100 ms without a byte. A list is limited on silence, not on its length: on a
+    // large cluster and a slow link one response can take minutes.
+    String page = CodecTranscripts.read("list-01-page1.json");
+    server.enqueue(new MockResponse.Builder().code(200)
+        .addHeader("Content-Type", "application/json")
+        .body(page)
+        .throttleBody(50, 100, TimeUnit.MILLISECONDS)
+        .build());
+    ResourceClient<Pod> pods = ResourceClient.create(
+        http, server.url("/"), ResourceType.of(Pod.class), Codecs.newMapper(), listIdle(500));
+
+    ListResult<Pod> slow = pods.listerWatcher().list(ListOptions.none());
+
+    ListResult<Pod> direct = new ListCodec<>(Codecs.newMapper().reader(), ResourceType.of(Pod.class))
+        .decode(new java.io.ByteArrayInputStream(page.getBytes(StandardCharsets.UTF_8)), "direct");
+    assertThat(slow.items()).isNotEmpty().isEqualTo(direct.items());
+    assertThat(slow.resourceVersion()).isEqualTo(direct.resourceVersion());
+  }
+
+  @Test
+  @Timeout(10) // the guard is the only limit on this read: without it, the test would hang
+  void list_silentMidwayLongerThanTheIdleLimit_failsWithInformerException() {
+    String page = CodecTranscripts.read("list-01-page1.json");
+    server.enqueue(held(page.substring(0, page.length() / 2)).response());
+    ResourceClient<Pod> pods = ResourceClient.create(
+        http, server.url("/"), ResourceType.of(Pod.class), Codecs.newMapper(), listIdle(200));
+
+    assertThatThrownBy(() -> pods.listerWatcher().list(ListOptions.none()))
+        .isInstanceOf(InformerException.class)
+        .isNotInstanceOf(ApiException.class)
+        .hasMessageContaining("list went silent: no data for")
+        .hasMessageContaining("GET " + server.url("/api/v1/pods"));
+  }
+
+  @Test
+  @Timeout(10)
+  void list_noResponseHeadersWithinTheIdleLimit_failsWithInformerException() {
+    server.enqueue(new MockResponse.Builder().onResponseStart(SocketEffect.Stall.INSTANCE).build());
+    ResourceClient<Pod> pods = ResourceClient.create(
+        http, server.url("/"), ResourceType.of(Pod.class), Codecs.newMapper(), listIdle(200));
+
+    assertThatThrownBy(() -> pods.listerWatcher().list(ListOptions.none()))
+        .isInstanceOf(InformerException.class)
+        .isNotInstanceOf(ApiException.class)
+        .hasMessageContaining("list went silent: no response within")
+        .hasMessageContaining("GET " + server.url("/api/v1/pods"));
   }
 
   @Test
