@@ -2,6 +2,7 @@ package io.kinformer.client;
 
 import io.kinformer.time.Clock;
 import java.io.IOException;
+import java.io.InputStream;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
@@ -9,6 +10,8 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -52,6 +55,9 @@ final class ExecCredentialPlugin implements AuthTokenSource {
   private final ExecConfig config;
   private final KubeConfig cluster;
   private final Clock clock;
+  /** The most a plugin may print: an ExecCredential is a few KiB; anything far larger is a bug. */
+  static final int MAX_OUTPUT_BYTES = 1024 * 1024;
+
   private final ReentrantLock lock = new ReentrantLock();
 
   // @GuardedBy("lock"): null until the first successful run.
@@ -69,7 +75,7 @@ final class ExecCredentialPlugin implements AuthTokenSource {
 
   @Override
   public String token() {
-    lock.lock();
+    lockInterruptibly();
     try {
       if (token != null && (expiry == null || clock.now().isBefore(expiry))) {
         return token;
@@ -82,7 +88,7 @@ final class ExecCredentialPlugin implements AuthTokenSource {
 
   @Override
   public boolean refreshAfterUnauthorized(String rejected) {
-    lock.lock();
+    lockInterruptibly();
     try {
       if (token != null && !token.equals(rejected)) {
         return true; // someone else rotated it already
@@ -90,6 +96,21 @@ final class ExecCredentialPlugin implements AuthTokenSource {
       return !runLocked().equals(rejected);
     } finally {
       lock.unlock();
+    }
+  }
+
+  /**
+   * Waits for another thread's run of the plugin, but gives up when interrupted (a reflector being
+   * closed interrupts its thread): a plugin that hangs must not pin every caller.
+   */
+  private void lockInterruptibly() {
+    try {
+      lock.lockInterruptibly();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KubeConfigException(
+          config.origin() + ": exec: interrupted while waiting for another run of "
+              + config.command(), e);
     }
   }
 
@@ -117,14 +138,27 @@ final class ExecCredentialPlugin implements AuthTokenSource {
     try {
       // Nothing to say on stdin: the plugin is never interactive here.
       process.getOutputStream().close();
-      stdout = process.getInputStream().readAllBytes();
+      // Read on a thread of its own, so that this thread waits interruptibly: a stream read
+      // ignores interrupts, and a plugin that hangs would then pin this thread (and, through the
+      // lock, every other caller) even while its reflector is being closed.
+      CompletableFuture<byte[]> output = readOutput(process);
       exit = process.waitFor();
+      stdout = output.get();
     } catch (IOException e) {
-      process.destroyForcibly();
+      kill(process);
       throw new KubeConfigException(
           config.origin() + ": exec: reading the output of " + config.command() + " failed", e);
+    } catch (ExecutionException e) {
+      kill(process);
+      Throwable cause = e.getCause();
+      if (cause instanceof KubeConfigException k) {
+        throw k;
+      }
+      throw new KubeConfigException(
+          config.origin() + ": exec: reading the output of " + config.command() + " failed",
+          cause);
     } catch (InterruptedException e) {
-      process.destroyForcibly();
+      kill(process);
       Thread.currentThread().interrupt();
       throw new KubeConfigException(
           config.origin() + ": exec: interrupted while waiting for " + config.command(), e);
@@ -135,6 +169,35 @@ final class ExecCredentialPlugin implements AuthTokenSource {
               + exit + hint());
     }
     return accept(stdout);
+  }
+
+  /** Reads the plugin's standard output, at most {@link #MAX_OUTPUT_BYTES}, on a new thread. */
+  private CompletableFuture<byte[]> readOutput(Process process) {
+    CompletableFuture<byte[]> result = new CompletableFuture<>();
+    Thread reader = new Thread(() -> {
+      try (InputStream in = process.getInputStream()) {
+        byte[] bytes = in.readNBytes(MAX_OUTPUT_BYTES + 1);
+        if (bytes.length > MAX_OUTPUT_BYTES) {
+          kill(process);
+          result.completeExceptionally(new KubeConfigException(
+              config.origin() + ": exec: " + config.command() + " printed more than "
+                  + MAX_OUTPUT_BYTES / 1024 + " KiB; an ExecCredential is far smaller"));
+          return;
+        }
+        result.complete(bytes);
+      } catch (IOException | RuntimeException e) {
+        result.completeExceptionally(e);
+      }
+    }, "kinformer-exec-plugin-output");
+    reader.setDaemon(true);
+    reader.start();
+    return result;
+  }
+
+  /** Ends the plugin and whatever it started, which could otherwise hold its output open. */
+  private static void kill(Process process) {
+    process.descendants().forEach(ProcessHandle::destroyForcibly);
+    process.destroyForcibly();
   }
 
   private String accept(byte[] stdout) {

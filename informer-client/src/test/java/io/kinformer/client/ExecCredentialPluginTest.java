@@ -10,11 +10,13 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import okhttp3.Headers;
 import okhttp3.tls.HeldCertificate;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.DisabledOnOs;
@@ -50,6 +52,8 @@ class ExecCredentialPluginTest {
         cert) printf '{"apiVersion":"%s","kind":"ExecCredential",\
       "status":{"clientCertificateData":"c","clientKeyData":"k"}}' "$API" ;;
         garbage) echo "not json exec-secret-token-$n" ;;
+        hang) echo $$ > "$dir/pid"; exec sleep 120 ;;
+        big) head -c 2000000 /dev/zero | tr '\\0' a ;;
         newline) printf '{"apiVersion":"%s","kind":"ExecCredential",\
       "status":{"token":"exec-secret-token-%s\\\\n"}}' "$API" "$n" ;;
         wrongversion) printf '{"apiVersion":"client.authentication.k8s.io/v1alpha1",\
@@ -218,6 +222,42 @@ class ExecCredentialPluginTest {
           .hasMessageEndingWith(HINT);
     }
     assertThat(server.getRequestCount()).isZero();
+  }
+
+  @Test
+  void request_whenPluginHangs_anInterruptEndsTheWaitAndThePlugin() throws Exception {
+    // A reflector being closed interrupts its thread; a hung plugin must not outlive that.
+    try (KubeClient client = client(ExecConfig.V1, "hang", "")) {
+      CompletableFuture<Throwable> failure = new CompletableFuture<>();
+      Thread caller = new Thread(() -> {
+        try {
+          KubeClientTest.get(client, "/api").close();
+          failure.complete(null);
+        } catch (Throwable t) {
+          failure.complete(t);
+        }
+      });
+      caller.start();
+      Path pidFile = dir.resolve("pid");
+      Awaitility.await().until(() -> Files.exists(pidFile) && !Files.readString(pidFile).isBlank());
+      long pid = Long.parseLong(Files.readString(pidFile).strip());
+
+      caller.interrupt();
+
+      assertThat(failure.get(10, TimeUnit.SECONDS))
+          .isNotNull()
+          .hasStackTraceContaining("interrupted while waiting for");
+      Awaitility.await().until(
+          () -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) == false);
+    }
+  }
+
+  @Test
+  void request_whenPluginPrintsMegabytes_failsNamingTheLimit() throws Exception {
+    try (KubeClient client = client(ExecConfig.V1, "big", "")) {
+      assertThatThrownBy(() -> KubeClientTest.get(client, "/api"))
+          .hasStackTraceContaining("printed more than 1024 KiB");
+    }
   }
 
   @Test
