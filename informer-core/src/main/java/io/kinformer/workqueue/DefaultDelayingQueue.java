@@ -127,11 +127,30 @@ final class DefaultDelayingQueue<T> implements DelayingQueue<T> {
     } finally {
       lock.unlock();
     }
-    if (plan != null) {
-      plan.apply();
+    // The due items have left the waiting set: each must reach the queue even if planning the
+    // next wake-up, or adding another item (a user's metric), throws; the first failure is
+    // rethrown once all are in (the scheduler logs it).
+    RuntimeException failure = null;
+    try {
+      if (plan != null) {
+        plan.apply();
+      }
+    } catch (RuntimeException e) {
+      failure = e;
     }
     for (T item : due) {
-      queue.add(item);
+      try {
+        queue.add(item);
+      } catch (RuntimeException e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
     }
   }
 

@@ -116,19 +116,28 @@ final class DefaultWorkers<T> implements Workers {
     }
   }
 
-  /** One worker: client-go's {@code for c.processNextWorkItem() {}}. */
+  /**
+   * One worker: client-go's {@code for c.processNextWorkItem() {}}. It ends only when the queue
+   * shuts down (close()): nothing of ours interrupts a worker, so an interrupt is a stray one
+   * (a reconciler restoring the flag after catching InterruptedException, as the Java idiom
+   * goes) and is cleared, not obeyed; letting it end the worker would shrink the pool silently.
+   */
   private void runWorker() {
     while (true) {
       Optional<T> next;
       try {
+        if (Thread.interrupted()) {
+          log.debug("Worker {} of workers={}: cleared a stray interrupt",
+              Thread.currentThread().getName(), name);
+        }
         next = queue.get();
       } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
         log.warn(
-            "Worker {} of workers={} was interrupted; it stops, the others go on",
+            "Worker {} of workers={} was interrupted while waiting; workers stop only when closed,"
+                + " so it goes on",
             Thread.currentThread().getName(),
             name);
-        return;
+        continue;
       }
       if (next.isEmpty()) {
         return;
@@ -136,8 +145,16 @@ final class DefaultWorkers<T> implements Workers {
       T key = next.get();
       try {
         processOne(key);
+      } catch (Throwable t) {
+        // From the queue's rate limiter or a metric (user code): the key is still marked done
+        // below, and this worker goes on.
+        log.error("Worker of workers={} failed handling key={}; it goes on", name, key, t);
       } finally {
-        queue.done(key);
+        try {
+          queue.done(key);
+        } catch (Throwable t) {
+          log.error("Worker of workers={} failed marking key={} done; it goes on", name, key, t);
+        }
       }
     }
   }
@@ -149,12 +166,8 @@ final class DefaultWorkers<T> implements Workers {
       if (result == null) {
         throw new IllegalStateException("reconciler returned null instead of a Result");
       }
-    } catch (InterruptedException e) {
-      queue.addRateLimited(key);
-      // The next get() sees the flag and ends this worker.
-      Thread.currentThread().interrupt();
-      return;
     } catch (Exception e) {
+      // InterruptedException included: a stray interrupt (see runWorker), a failure like any.
       queue.addRateLimited(key);
       log.warn(
           "Reconcile failed; retrying with rate limit workers={} key={} requeues={}",
@@ -162,6 +175,19 @@ final class DefaultWorkers<T> implements Workers {
           key,
           queue.numRequeues(key),
           e);
+      return;
+    } catch (Throwable t) {
+      // An Error (an AssertionError, a StackOverflowError, a class that failed to initialize):
+      // as controller-runtime does with a panic, log it and retry the key; ending the thread
+      // would drop the key and leave the controller with one worker fewer, silently.
+      queue.addRateLimited(key);
+      log.error(
+          "Reconcile threw {}; retrying with rate limit workers={} key={} requeues={}",
+          t.getClass().getName(),
+          name,
+          key,
+          queue.numRequeues(key),
+          t);
       return;
     }
     switch (result.action()) {

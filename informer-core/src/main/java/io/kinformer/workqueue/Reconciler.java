@@ -34,7 +34,8 @@ public interface Reconciler<T> {
    * should not run forever, since {@link Workers#close()} waits for it.
    *
    * @return what to do with the key next; never null
-   * @throws Exception to have the key retried with rate limiting
+   * @throws Exception to have the key retried with rate limiting (an {@link Error} is retried
+   *     the same way and logged at ERROR; the worker goes on either way)
    */
   Result reconcile(T key) throws Exception;
 

@@ -13,6 +13,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -53,6 +54,39 @@ class DelayingQueueTest {
     assertThat(queue.len()).isZero();
     assertThat(queue.waitingCount()).isZero();
     assertThat(clock.hasPendingTasks()).isFalse();
+  }
+
+  @Test
+  void addAfter_whenAddingOneDueItemThrows_theOthersStillReachTheQueue() {
+    // A metric must not throw, but one that does must not lose the items due with it.
+    AtomicInteger adds = new AtomicInteger();
+    MetricsProvider throwingOnce =
+        new MetricsProvider() {
+          @Override
+          public CounterMetric newAddsMetric(String name) {
+            return () -> {
+              if (adds.incrementAndGet() == 1) {
+                throw new IllegalStateException("a broken metric");
+              }
+            };
+          }
+        };
+    QueueOptions opts =
+        QueueOptions.builder().name("q").clockAndScheduler(clock)
+            .metricsProvider(throwingOnce).build();
+    DefaultDelayingQueue<String> q =
+        new DefaultDelayingQueue<>(new DefaultWorkQueue<>(opts), opts);
+    q.addAfter("a", Duration.ofSeconds(1));
+    q.addAfter("b", Duration.ofSeconds(1));
+
+    // The wake-up rethrows the failure once every due item is in (the system scheduler logs it;
+    // the fake clock passes it on).
+    assertThatThrownBy(() -> clock.advance(Duration.ofSeconds(2)))
+        .hasMessageContaining("a broken metric");
+
+    assertThat(q.waitingCount()).isZero();
+    assertThat(q.len()).as("b is queued even though adding a threw").isGreaterThanOrEqualTo(1);
+    assertThat(adds.get()).isEqualTo(2);
   }
 
   @Test

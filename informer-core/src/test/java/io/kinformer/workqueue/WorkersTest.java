@@ -65,6 +65,16 @@ class WorkersTest {
     return workers;
   }
 
+  /** One worker thread, so that a worker that died would stop all progress. */
+  private Workers startOne(Reconciler<String> reconciler) {
+    workers =
+        Workers.builder("one", queue, reconciler)
+            .threads(1)
+            .threadFactory(recordingFactory)
+            .start();
+    return workers;
+  }
+
   private int attemptsOf(String key) {
     AtomicInteger n = attempts.get(key);
     return n == null ? 0 : n.get();
@@ -88,6 +98,47 @@ class WorkersTest {
     awaitIdle();
     assertThat(queue.numRequeues("a")).isZero();
     assertThat(clock.hasPendingTasks()).isFalse();
+  }
+
+  @Test
+  void error_isRetriedLikeAnException_andTheWorkerGoesOn() {
+    startOne(
+        key -> {
+          int n = attempts.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+          if (key.equals("a") && n == 1) {
+            throw new AssertionError("an assertion in a reconciler");
+          }
+          return Reconciler.Result.done();
+        });
+    queue.add("a");
+    await().atMost(10, TimeUnit.SECONDS).until(() -> clock.pendingDelays().size() == 1);
+    queue.add("b");
+    await().atMost(10, TimeUnit.SECONDS).until(() -> attemptsOf("b") == 1);
+
+    clock.advance(Duration.ofSeconds(1)); // the rate-limited retry of "a"
+    await().atMost(10, TimeUnit.SECONDS).until(() -> attemptsOf("a") == 2);
+    awaitIdle();
+    assertThat(created).hasSize(1).allMatch(Thread::isAlive);
+  }
+
+  @Test
+  void strayInterruptFromAReconciler_doesNotStopItsWorker() {
+    startOne(
+        key -> {
+          attempts.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+          if (key.equals("a")) {
+            // The Java idiom after catching InterruptedException: restore the flag.
+            Thread.currentThread().interrupt();
+          }
+          return Reconciler.Result.done();
+        });
+    queue.add("a");
+    await().atMost(10, TimeUnit.SECONDS).until(() -> attemptsOf("a") == 1);
+    queue.add("b");
+
+    await().atMost(10, TimeUnit.SECONDS).until(() -> attemptsOf("b") == 1);
+    awaitIdle();
+    assertThat(created).hasSize(1).allMatch(Thread::isAlive);
   }
 
   @Test
