@@ -23,6 +23,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
+import okhttp3.Authenticator;
 import okhttp3.ConnectionPool;
 import okhttp3.Credentials;
 import okhttp3.Dispatcher;
@@ -76,7 +78,8 @@ public final class KubeClient implements AutoCloseable {
   private final ThreadLocal<Boolean> onDispatcherThread = ThreadLocal.withInitial(() -> false);
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private KubeClient(KubeConfig config, ClientOptions options) {
+  private KubeClient(
+      KubeConfig config, ClientOptions options, Function<String, @Nullable String> env) {
     this.config = config;
     this.options = options;
     this.baseUrl = Objects.requireNonNull(HttpUrl.parse(config.server().toString()));
@@ -126,7 +129,14 @@ public final class KubeClient implements AutoCloseable {
     if (auth != null) {
       b.addInterceptor(auth).authenticator(auth);
     }
-    config.proxyUrl().ifPresent(p -> configureProxy(b, p));
+    if (config.proxyUrl().isPresent()) {
+      URI proxy = config.proxyUrl().get();
+      configureProxy(b, proxy);
+      log.debug("{} goes through proxy-url {}:{}", config.server(), proxy.getHost(),
+          proxyPort(proxy));
+    } else {
+      configureEnvironmentProxy(b, env, baseUrl);
+    }
     this.httpClient = b.build();
   }
 
@@ -149,7 +159,16 @@ public final class KubeClient implements AutoCloseable {
   public static KubeClient create(KubeConfig config, ClientOptions options) {
     Objects.requireNonNull(config, "config");
     Objects.requireNonNull(options, "options");
-    KubeClient client = new KubeClient(config, options);
+    return create(config, options, System::getenv);
+  }
+
+  /** Test seam: the environment to read proxy variables from instead of the process's. */
+  static KubeClient create(
+      KubeConfig config, ClientOptions options, Function<String, @Nullable String> env) {
+    Objects.requireNonNull(config, "config");
+    Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(env, "env");
+    KubeClient client = new KubeClient(config, options, env);
     log.debug("created client for {} ({})", config.server(), config.source());
     return client;
   }
@@ -332,9 +351,40 @@ public final class KubeClient implements AutoCloseable {
     };
   }
 
+  /**
+   * With no kubeconfig {@code proxy-url}: the proxies of {@code HTTPS_PROXY}/{@code
+   * HTTP_PROXY}/{@code NO_PROXY}, per request URL, if either proxy variable is set; else nothing
+   * changes and OkHttp asks the JVM's default {@link java.net.ProxySelector}.
+   */
+  private static void configureEnvironmentProxy(
+      OkHttpClient.Builder b, Function<String, @Nullable String> env, HttpUrl server) {
+    EnvironmentProxySelector selector = EnvironmentProxySelector.fromEnvironment(env);
+    if (selector == null) {
+      return;
+    }
+    b.proxySelector(selector);
+    Authenticator authenticator = selector.authenticator();
+    if (authenticator != null) {
+      b.proxyAuthenticator(authenticator);
+    }
+    if (log.isDebugEnabled()) {
+      EnvironmentProxySelector.Target target = selector.targetFor(server.uri());
+      log.debug(
+          "{} {}",
+          server,
+          target == null
+              ? "is reached directly (NO_PROXY, loopback, or no proxy variable for its scheme)"
+              : "goes through proxy " + target.address() + " from " + target.variable());
+    }
+  }
+
+  private static int proxyPort(URI proxy) {
+    return proxy.getPort() != -1 ? proxy.getPort() : proxy.getScheme().equals("socks5") ? 1080 : 80;
+  }
+
   private static void configureProxy(OkHttpClient.Builder b, URI proxy) {
     boolean socks = proxy.getScheme().equals("socks5");
-    int port = proxy.getPort() != -1 ? proxy.getPort() : socks ? 1080 : 80;
+    int port = proxyPort(proxy);
     b.proxy(
         new Proxy(
             socks ? Proxy.Type.SOCKS : Proxy.Type.HTTP,
