@@ -54,6 +54,12 @@ import org.slf4j.LoggerFactory;
  * informer layer has its own watch deadline. Credentials (bearer token, rotating token file, basic
  * auth, exec plugin, client certificate) and TLS settings come from the {@link KubeConfig}.
  *
+ * <p>Proxy, as in client-go: the kubeconfig cluster's {@code proxy-url} ({@link
+ * KubeConfig#proxyUrl()}) if set; else the {@code HTTPS_PROXY}/{@code HTTP_PROXY}/{@code NO_PROXY}
+ * environment variables (read when the client is created) if either proxy variable is set; else
+ * the JVM's default {@link java.net.ProxySelector} ({@code https.proxyHost}, {@code
+ * http.nonProxyHosts}, ... system properties). See {@link KubeConfig#proxyUrl()} for the rules.
+ *
  * <p>Threads: the dispatcher runs asynchronous calls on daemon threads named {@code
  * kinformer-http-N}, created on demand and ended after a minute idle. OkHttp's process-wide task
  * runner (threads named {@code OkHttp ...}) reads HTTP/2 frames and cleans the pool; after {@link
@@ -135,7 +141,7 @@ public final class KubeClient implements AutoCloseable {
       log.debug("{} goes through proxy-url {}:{}", config.server(), proxy.getHost(),
           proxyPort(proxy));
     } else {
-      configureEnvironmentProxy(b, env, baseUrl);
+      configureEnvironmentProxy(b, env, config.server());
     }
     this.httpClient = b.build();
   }
@@ -357,7 +363,7 @@ public final class KubeClient implements AutoCloseable {
    * changes and OkHttp asks the JVM's default {@link java.net.ProxySelector}.
    */
   private static void configureEnvironmentProxy(
-      OkHttpClient.Builder b, Function<String, @Nullable String> env, HttpUrl server) {
+      OkHttpClient.Builder b, Function<String, @Nullable String> env, URI server) {
     EnvironmentProxySelector selector = EnvironmentProxySelector.fromEnvironment(env);
     if (selector == null) {
       return;
@@ -368,7 +374,7 @@ public final class KubeClient implements AutoCloseable {
       b.proxyAuthenticator(authenticator);
     }
     if (log.isDebugEnabled()) {
-      EnvironmentProxySelector.Target target = selector.targetFor(server.uri());
+      EnvironmentProxySelector.Target target = selector.targetFor(server);
       log.debug(
           "{} {}",
           server,

@@ -179,7 +179,36 @@ public final class KubeConfig {
     return Optional.ofNullable(tlsServerName);
   }
 
-  /** The proxy to reach the server through ({@code http} or {@code socks5}), if any. */
+  /**
+   * The proxy to reach the server through ({@code http} or {@code socks5}), if the kubeconfig
+   * cluster sets {@code proxy-url} or {@link Builder#proxyUrl} was called. Credentials in it
+   * ({@code http://user:password@host:port}) are sent as basic {@code Proxy-Authorization} to an
+   * http proxy.
+   *
+   * <p>When empty, a {@link KubeClient} does what client-go's {@code http.ProxyFromEnvironment}
+   * does, reading the environment when the client is created:
+   *
+   * <ul>
+   *   <li>{@code https} servers go through {@code HTTPS_PROXY} (else {@code https_proxy}), {@code
+   *       http} servers through {@code HTTP_PROXY} (else {@code http_proxy}); the upper-case name
+   *       wins, an empty value counts as unset, and neither stands in for the other;
+   *   <li>a value without a scheme ({@code proxy.corp:3128}) is an {@code http://} proxy; {@code
+   *       socks5://} works too; an {@code https://} proxy is not supported and is ignored with a
+   *       WARN; credentials are handled as for {@code proxy-url};
+   *   <li>{@code NO_PROXY} (else {@code no_proxy}), a comma-separated list, names what is reached
+   *       directly: {@code *} (everything), IP addresses, CIDR ranges ({@code 10.0.0.0/8}), and
+   *       domains: {@code example.com} matches it and its subdomains, {@code .example.com} (or
+   *       {@code *.example.com}) only its subdomains; {@code host:port} restricts an entry to one
+   *       port; case does not matter. No name is resolved to match an IP entry;
+   *   <li>{@code localhost} and loopback addresses ({@code 127.0.0.0/8}, {@code ::1}) are never
+   *       proxied.
+   * </ul>
+   *
+   * <p>When neither {@code HTTPS_PROXY} nor {@code HTTP_PROXY} is set, OkHttp uses the JVM's
+   * default {@link java.net.ProxySelector} (the {@code https.proxyHost}, {@code http.proxyHost},
+   * {@code http.nonProxyHosts} system properties), as before. Which proxy a client uses is logged
+   * at DEBUG by {@code io.kinformer.client.KubeClient}, as {@code host:port} only.
+   */
   public Optional<URI> proxyUrl() {
     return Optional.ofNullable(proxyUrl);
   }
@@ -456,7 +485,11 @@ public final class KubeConfig {
       return this;
     }
 
-    /** A proxy, {@code http://host:port} or {@code socks5://host:port}. */
+    /**
+     * A proxy, {@code http://host:port} or {@code socks5://host:port}; it takes precedence over
+     * the {@code HTTPS_PROXY}/{@code HTTP_PROXY} environment variables (see {@link
+     * KubeConfig#proxyUrl()}).
+     */
     public Builder proxyUrl(String url) {
       this.proxyUrl = Objects.requireNonNull(url, "url");
       return this;
