@@ -87,6 +87,15 @@ final class KubeConfigLoader {
               + ", and not running in a cluster (KUBERNETES_SERVICE_HOST and"
               + " KUBERNETES_SERVICE_PORT are not both set)");
     }
+    if (explicitFile == null
+        && contextOverride == null
+        && files.stream().allMatch(f -> f.currentContext() == null)
+        && inClusterPossible()) {
+      // client-go's deferred loading: a kubeconfig that selects no context is an empty
+      // configuration, and an empty configuration in a pod means the in-cluster one.
+      log.info("kubeconfig {} sets no current-context; using the in-cluster configuration", tried);
+      return inCluster();
+    }
     return resolve(files, contextOverride);
   }
 

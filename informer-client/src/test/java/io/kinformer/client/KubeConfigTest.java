@@ -498,6 +498,24 @@ class KubeConfigTest {
   }
 
   @Test
+  void load_withKubeconfigSelectingNoContextInAPod_fallsBackToInCluster() throws IOException {
+    // As client-go: a kubeconfig without current-context is an empty configuration.
+    Path dir = serviceAccount("sa-token", null);
+    Map<String, String> env = new java.util.HashMap<>(IN_CLUSTER_ENV);
+    env.put("KUBECONFIG", resource("bad/no-current-context.yaml").toString());
+
+    KubeConfig config = new KubeConfig.Loader(env, dir).load();
+
+    assertThat(config.source()).isEqualTo("in-cluster");
+    assertThat(config.server()).isEqualTo(URI.create("https://10.96.0.1:443"));
+    // Outside a pod the same file still fails, naming what is missing.
+    Map<String, String> outside = Map.of("KUBECONFIG", env.get("KUBECONFIG"));
+    assertThatThrownBy(() -> new KubeConfig.Loader(outside, dir).load())
+        .isInstanceOf(KubeConfigException.class)
+        .hasMessageContaining("current-context: not set");
+  }
+
+  @Test
   void inCluster_withPodNamespaceVariable_prefersIt() throws IOException {
     Path dir = serviceAccount("sa-token", "from-file");
     Map<String, String> env =
