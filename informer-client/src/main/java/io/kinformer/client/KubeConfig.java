@@ -28,7 +28,8 @@ import org.jspecify.annotations.Nullable;
  * that the first file to define a cluster, user or context name wins that name whole, and the
  * first file that sets {@code current-context} sets it; relative paths resolved against the
  * directory of the file that holds them), else {@code ~/.kube/config}, else, when neither yields
- * any configuration, the in-cluster service account ({@code KUBERNETES_SERVICE_HOST}/{@code
+ * any configuration (or none selects a context) and the process runs in a pod, the in-cluster
+ * service account ({@code KUBERNETES_SERVICE_HOST}/{@code
  * _PORT}, the token, CA and namespace under {@code
  * /var/run/secrets/kubernetes.io/serviceaccount/}).
  *
