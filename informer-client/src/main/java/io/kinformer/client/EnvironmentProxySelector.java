@@ -7,6 +7,7 @@ import java.net.ProxySelector;
 import java.net.SocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
@@ -87,10 +88,8 @@ final class EnvironmentProxySelector extends ProxySelector {
       return null;
     }
     String value = env.apply(name).trim();
-    URI uri = parse(value);
-    if (uri == null) {
-      uri = parse("http://" + value);
-    }
+    // As Go: a value without a scheme means http://.
+    URI uri = parse(value.contains("://") ? value : "http://" + value);
     if (uri == null) {
       log.warn("ignoring {}: not a valid proxy URL", name);
       return null;
@@ -105,8 +104,31 @@ final class EnvironmentProxySelector extends ProxySelector {
           scheme);
       return null;
     }
-    int port = uri.getPort() != -1 ? uri.getPort() : socks ? 1080 : 80;
     String host = uri.getHost();
+    int port = uri.getPort();
+    String rawUserInfo = uri.getRawUserInfo();
+    if (host == null) {
+      // java.net.URI refuses some names Go accepts (an underscore, as in corp_proxy) and then
+      // leaves the authority unparsed: take it apart here.
+      String authority = uri.getRawAuthority();
+      int at = authority.lastIndexOf('@');
+      rawUserInfo = at < 0 ? null : authority.substring(0, at);
+      String hostPort = authority.substring(at + 1);
+      int colon = hostPort.lastIndexOf(':');
+      host = colon < 0 ? hostPort : hostPort.substring(0, colon);
+      try {
+        port = colon < 0 ? -1 : Integer.parseInt(hostPort.substring(colon + 1));
+      } catch (NumberFormatException e) {
+        port = -2;
+      }
+      if (host.isEmpty() || port < -1 || port > 65535) {
+        log.warn("ignoring {}: not a valid proxy URL", name);
+        return null;
+      }
+    }
+    if (port == -1) {
+      port = socks ? 1080 : 80;
+    }
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1);
     }
@@ -115,22 +137,27 @@ final class EnvironmentProxySelector extends ProxySelector {
             socks ? Proxy.Type.SOCKS : Proxy.Type.HTTP,
             InetSocketAddress.createUnresolved(host, port));
     String credential = null;
-    String userInfo = uri.getUserInfo();
-    if (userInfo != null && !socks) {
-      int colon = userInfo.indexOf(':');
-      String user = colon < 0 ? userInfo : userInfo.substring(0, colon);
-      String password = colon < 0 ? "" : userInfo.substring(colon + 1);
+    if (rawUserInfo != null && !socks) {
+      // Split before decoding, so that an encoded colon (%3A) stays in the user name, as in Go.
+      int colon = rawUserInfo.indexOf(':');
+      String user = decode(colon < 0 ? rawUserInfo : rawUserInfo.substring(0, colon));
+      String password = colon < 0 ? "" : decode(rawUserInfo.substring(colon + 1));
       credential = Credentials.basic(user, password, StandardCharsets.UTF_8);
     }
     return new Target(name, proxy, credential);
   }
 
-  /** A URI with a scheme and a host, or null. */
+  /** Percent-decoding of a URL's user info ({@code +} stays a plus, unlike form decoding). */
+  private static String decode(String raw) {
+    return URLDecoder.decode(raw.replace("+", "%2B"), StandardCharsets.UTF_8);
+  }
+
+  /** A URI with a scheme and an authority (a host, or one java.net.URI left unparsed), or null. */
   private static @Nullable URI parse(String value) {
     try {
       URI uri = new URI(value);
-      return uri.getScheme() == null || uri.getHost() == null ? null : uri;
-    } catch (URISyntaxException e) {
+      return uri.getScheme() == null || uri.getRawAuthority() == null ? null : uri;
+    } catch (URISyntaxException | IllegalArgumentException e) {
       return null;
     }
   }

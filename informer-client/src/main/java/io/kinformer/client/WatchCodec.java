@@ -133,10 +133,15 @@ final class WatchCodec<T extends HasMetadata> {
   }
 
   private InformerException tooLarge(JacksonException cause) {
-    return new InformerException(
+    InformerException e = new InformerException(
         "watch event of " + type.gvr() + " (" + what + ") exceeds the limit of "
             + CodecTailStream.describeBytes(maxEventBytes) + " per event; refused at byte "
-            + in.position() + " of the stream", cause);
+            + in.position() + " of the stream");
+    // Suppressed, not the cause: the refusal is an IOException inside Jackson's, and an
+    // IOException among the causes would make the reflector take this for a broken connection
+    // and re-watch, replaying the same event; bad data from the server makes it relist instead.
+    e.addSuppressed(cause);
+    return e;
   }
 
   private WatchEvent<T> readEvent() {

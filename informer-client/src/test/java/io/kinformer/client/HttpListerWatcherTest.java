@@ -545,17 +545,17 @@ class HttpListerWatcherTest {
   @Test
   @Timeout(20)
   void list_slowButNeverSilentForTheIdleLimit_listsEverything() {
-    // 628 bytes at 50 bytes per 100 ms: more than twice the 500 ms limit in all, but never more
+    // 628 bytes at 25 bytes per 100 ms: more than twice the 1 s limit in all, but never more
     // than about 100 ms without a byte. A list is limited on silence, not on its length: on a
     // large cluster and a slow link one response can take minutes.
     String page = CodecTranscripts.read("list-01-page1.json");
     server.enqueue(new MockResponse.Builder().code(200)
         .addHeader("Content-Type", "application/json")
         .body(page)
-        .throttleBody(50, 100, TimeUnit.MILLISECONDS)
+        .throttleBody(25, 100, TimeUnit.MILLISECONDS)
         .build());
     ResourceClient<Pod> pods = ResourceClient.create(
-        http, server.url("/"), ResourceType.of(Pod.class), Codecs.newMapper(), listIdle(500));
+        http, server.url("/"), ResourceType.of(Pod.class), Codecs.newMapper(), listIdle(1000));
 
     ListResult<Pod> slow = pods.listerWatcher().list(ListOptions.none());
 

@@ -65,6 +65,7 @@ class HttpWatchOversizeEventTest {
       assertThat(informer.awaitSynced(Duration.ofSeconds(30))).isTrue();
       await().until(() -> server.faults().openWatches("configmaps") == 1);
       long watchesBefore = server.faults().requestCount(Verb.WATCH, "configmaps");
+      long listsBefore = server.faults().requestCount(Verb.LIST, "configmaps");
 
       server.faults().writeToWatches("configmaps", oversizeEvent());
 
@@ -84,6 +85,9 @@ class HttpWatchOversizeEventTest {
           .doesNotContain("default/huge");
       assertThat(server.faults().requestCount(Verb.WATCH, "configmaps"))
           .isGreaterThan(watchesBefore);
+      // Bad data from the server: a relist, not a re-watch that would replay the same event.
+      assertThat(server.faults().requestCount(Verb.LIST, "configmaps"))
+          .isGreaterThan(listsBefore);
       assertThat(informer.getIndexer().list())
           .allSatisfy(cm -> assertThat(Keys.metaNamespaceKey(cm)).isNotEqualTo("default/huge"));
       informer.close();

@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.Proxy;
 import java.net.ServerSocket;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -232,6 +233,27 @@ class KubeClientEnvironmentProxyTest {
         .containsExactly(Proxy.NO_PROXY);
     assertThat(selector.select(URI.create("https://[::1]:6443/api")))
         .containsExactly(Proxy.NO_PROXY);
+  }
+
+  @Test
+  void proxyNameWithAnUnderscore_isUsedAsGoUsesIt() {
+    // java.net.URI takes corp_proxy for a registry name and gives no host.
+    env.put("HTTPS_PROXY", "http://corp_proxy:3128");
+    EnvironmentProxySelector selector = EnvironmentProxySelector.fromEnvironment(env());
+
+    assertThat(selector.select(URI.create("https://kube.example.com:6443/api")))
+        .singleElement()
+        .satisfies(p -> assertThat(p.address()).isEqualTo(
+            InetSocketAddress.createUnresolved("corp_proxy", 3128)));
+  }
+
+  @Test
+  void encodedColonInTheProxyUser_staysInTheUserName() {
+    env.put("HTTP_PROXY", "http://u%3Ax:p%40ss@proxy.example:8080");
+    EnvironmentProxySelector selector = EnvironmentProxySelector.fromEnvironment(env());
+
+    assertThat(selector.targetFor(URI.create("http://kube.example.com/api")).credential())
+        .isEqualTo(okhttp3.Credentials.basic("u:x", "p@ss", StandardCharsets.UTF_8));
   }
 
   @Test

@@ -677,6 +677,12 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     } finally {
       currentWatch = null;
       closeQuietly(w);
+      if (!pastInitialEvents) {
+        // It ended, however, before showing it was past its synthetic ADDED events: the
+        // resourceVersion is still "", and a watch from "" again would not report what was
+        // deleted meanwhile. Relist instead.
+        needsList = true;
+      }
     }
     if (!closed && isTooShort(alreadyOpen, started, events)) {
       throw new ReflectorException(

@@ -196,6 +196,35 @@ class ReflectorTest {
    * of them may become the resourceVersion to resume from; the first other event may.
    */
   @Test
+  void watchFromTheStart_endingBeforeAnyOtherEvent_relists() {
+    // Still at resourceVersion "": a watch from "" again would not report what was deleted in
+    // between, so the reflector lists again instead.
+    source.add(pod("ns", "a"));
+    ListerWatcher<Pod> noRv =
+        new ListerWatcher<>() {
+          @Override
+          public ListResult<Pod> list(ListOptions options) {
+            return new ListResult<>(source.list(options).items(), "", null, null);
+          }
+
+          @Override
+          public Watch<Pod> watch(ListOptions options) {
+            return source.watch(options);
+          }
+        };
+    start(Reflector.builder("pods", noRv, store).clock(clock).scheduler(clock)
+        .random(new Random(7)).watchErrorHandler(errors::add));
+    awaitWatches(1);
+    await().until(() -> store.calls.contains("add ns/a 2"));
+
+    clock.advance(Duration.ofSeconds(2)); // past the "too short" second
+    source.endWatches();
+
+    await().until(() -> source.listCalls().size() == 2);
+    assertThat(reflector.lastSyncResourceVersion()).isEmpty();
+  }
+
+  @Test
   void listWithoutResourceVersion_isStoredAndWatchedFromTheStart() {
     source.add(pod("ns", "a")); // rv 2
     source.add(pod("ns", "b")); // rv 3
