@@ -38,8 +38,9 @@ public interface ListerWatcher<T> {
    * fail with an {@link InformerException}.
    *
    * <p>{@link Reflector#close()} calls this with its own thread when interrupting it did not end it
-   * within a moment, so that it never waits on a request blocked where an interrupt does not reach (OkHttp over HTTP/1.1
-   * blocked in a socket read), as client-go cancels the context passed to every request. The
+   * within a moment, so that it never waits on a request blocked where an interrupt does not reach
+   * (OkHttp over HTTP/1.1 blocked in a socket read), as client-go cancels the context passed to
+   * every request. The
    * cancellation may come before the call it is meant for is under way: an implementation must then
    * cancel or refuse that call as soon as it starts.
    *
