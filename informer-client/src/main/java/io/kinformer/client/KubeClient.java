@@ -89,7 +89,7 @@ public final class KubeClient implements AutoCloseable {
     this.config = config;
     this.options = options;
     this.baseUrl = Objects.requireNonNull(HttpUrl.parse(config.server().toString()));
-    TlsSetup tls = TlsSetup.create(config);
+    TlsSetup tls = TlsSetup.create(config, options.clock());
     AuthInterceptor auth = AuthInterceptor.create(config, options.clock());
     this.dispatcherExecutor =
         new ThreadPoolExecutor(

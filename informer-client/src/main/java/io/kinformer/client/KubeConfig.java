@@ -40,7 +40,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Files named by the configuration (CA, client certificate and key) are read when a {@link
  * KubeClient} is created; a token file is re-read while the client runs, so a rotated token is
- * picked up. Errors are {@link KubeConfigException}s that name the file and field at fault.
+ * picked up, and so are client certificate and key files when they change on disk (checked at
+ * most every few seconds, when a connection is made; connections already open keep the
+ * certificate they were made with until they close). Errors are {@link KubeConfigException}s that name the file and field at fault.
  *
  * <p>{@link #toString()} never shows a token, password or key.
  *

@@ -2,6 +2,7 @@ package io.kinformer.client;
 
 import static java.nio.charset.StandardCharsets.US_ASCII;
 
+import io.kinformer.time.Clock;
 import java.io.IOException;
 import java.net.Socket;
 import java.security.GeneralSecurityException;
@@ -9,15 +10,19 @@ import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.Signature;
 import java.security.cert.X509Certificate;
+import java.util.Enumeration;
 import java.util.List;
 import javax.net.ssl.HostnameVerifier;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLSession;
+import javax.net.ssl.SSLSessionContext;
 import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedKeyManager;
 import javax.net.ssl.X509ExtendedTrustManager;
 import javax.net.ssl.X509TrustManager;
 import org.jspecify.annotations.Nullable;
@@ -33,7 +38,8 @@ import org.jspecify.annotations.Nullable;
  *       of the URL's host (JDK endpoint identification during the handshake, see {@link
  *       TlsServerNameSocketFactory});
  *   <li>a client certificate and key (PEM) are offered for mutual TLS, once the key is known to
- *       match the certificate (as Go's {@code tls.X509KeyPair} checks).
+ *       match the certificate (as Go's {@code tls.X509KeyPair} checks); when either is a file,
+ *       the files are re-read when they change on disk ({@link RotatingClientKeyManager}).
  * </ul>
  *
  * <p>Thread safety: immutable.
@@ -45,7 +51,10 @@ record TlsSetup(
     X509TrustManager trustManager,
     @Nullable HostnameVerifier hostnameVerifier) {
 
-  static TlsSetup create(KubeConfig config) {
+  /**
+   * @param clock paces the checks of client certificate and key files for rotation
+   */
+  static TlsSetup create(KubeConfig config, Clock clock) {
     X509TrustManager trust;
     if (config.insecureSkipTlsVerify()) {
       trust = new TrustAll();
@@ -53,15 +62,22 @@ record TlsSetup(
       PemSource ca = config.certificateAuthority();
       trust = ca == null ? systemTrust() : trustOnly(ca);
     }
-    KeyManager[] keys = keyManagers(config.auth());
     SSLContext context;
     try {
       context = SSLContext.getInstance("TLS");
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("the JDK cannot create a TLS context", e);
+    }
+    KeyManager[] keys = keyManagers(config.auth(), clock, context);
+    try {
       context.init(keys, new TrustManager[] {trust}, null);
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("the JDK cannot create a TLS context", e);
     }
     SSLSocketFactory factory = context.getSocketFactory();
+    if (keys != null && keys[0] instanceof RotatingClientKeyManager rotating) {
+      factory = rotating.checkingOnConnect(factory);
+    }
     HostnameVerifier verifier = null;
     String serverName = config.tlsServerName().orElse(null);
     if (config.insecureSkipTlsVerify()) {
@@ -110,12 +126,51 @@ record TlsSetup(
     }
   }
 
-  private static KeyManager @Nullable [] keyManagers(AuthConfig auth) {
+  /**
+   * The client certificate's key managers, or null without one. When the certificate or the key
+   * comes from a file, a {@link RotatingClientKeyManager} re-reads the files when they change (as
+   * client-go's {@code transport/cert_rotation.go} does); inline data has nothing to reload.
+   */
+  private static KeyManager @Nullable [] keyManagers(
+      AuthConfig auth, Clock clock, SSLContext context) {
     PemSource certSource = auth.clientCertificate();
     PemSource keySource = auth.clientKey();
     if (certSource == null || keySource == null) {
       return null;
     }
+    if (certSource.file() == null && keySource.file() == null) {
+      return new KeyManager[] {loadKeyManager(certSource, keySource)};
+    }
+    return new KeyManager[] {
+      new RotatingClientKeyManager(
+          certSource,
+          keySource,
+          clock,
+          // A resumed TLS session would present the identity of the session it resumes, not
+          // the new certificate; forget them so the next handshake is a full one.
+          () -> invalidateSessions(context.getClientSessionContext()))
+    };
+  }
+
+  private static void invalidateSessions(@Nullable SSLSessionContext sessions) {
+    if (sessions == null) {
+      return;
+    }
+    for (Enumeration<byte[]> ids = sessions.getIds(); ids.hasMoreElements(); ) {
+      SSLSession session = sessions.getSession(ids.nextElement());
+      if (session != null) {
+        session.invalidate();
+      }
+    }
+  }
+
+  /**
+   * Reads the certificate chain and key (now, from files if they are files), checks that they
+   * match, and builds the key manager presenting them.
+   *
+   * @throws KubeConfigException naming the sources (never key material) if they cannot be used
+   */
+  static X509ExtendedKeyManager loadKeyManager(PemSource certSource, PemSource keySource) {
     List<X509Certificate> chain = PemReader.certificates(certSource);
     PrivateKey key = PemReader.privateKey(keySource);
     if (!chain.get(0).getPublicKey().getAlgorithm().equals(key.getAlgorithm())) {
@@ -132,7 +187,13 @@ record TlsSetup(
       store.setKeyEntry("client", key, password, chain.toArray(new X509Certificate[0]));
       KeyManagerFactory f = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
       f.init(store, password);
-      return f.getKeyManagers();
+      for (KeyManager m : f.getKeyManagers()) {
+        if (m instanceof X509ExtendedKeyManager x) {
+          return x;
+        }
+      }
+      throw new IllegalStateException(
+          "no X509ExtendedKeyManager among " + List.of(f.getKeyManagers()));
     } catch (GeneralSecurityException | IOException e) {
       // Messages of the JDK here describe structure, never key bytes.
       throw new KubeConfigException(
