@@ -2,7 +2,6 @@ package io.kinformer.client;
 
 import io.kinformer.time.Clock;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -268,61 +267,15 @@ final class RotatingClientKeyManager extends X509ExtendedKeyManager {
     return "RotatingClientKeyManager[" + certSource + ", " + keySource + "]";
   }
 
-  private final class CheckingSocketFactory extends SSLSocketFactory {
-    private final SSLSocketFactory delegate;
+  private final class CheckingSocketFactory extends ForwardingSslSocketFactory {
 
     CheckingSocketFactory(SSLSocketFactory delegate) {
-      this.delegate = delegate;
+      super(delegate);
     }
 
     @Override
-    public Socket createSocket(Socket s, String host, int port, boolean autoClose)
-        throws IOException {
+    void beforeCreate() {
       maybeReload();
-      return delegate.createSocket(s, host, port, autoClose);
-    }
-
-    @Override
-    public Socket createSocket(String host, int port) throws IOException {
-      maybeReload();
-      return delegate.createSocket(host, port);
-    }
-
-    @Override
-    public Socket createSocket(String host, int port, InetAddress localHost, int localPort)
-        throws IOException {
-      maybeReload();
-      return delegate.createSocket(host, port, localHost, localPort);
-    }
-
-    @Override
-    public Socket createSocket(InetAddress host, int port) throws IOException {
-      maybeReload();
-      return delegate.createSocket(host, port);
-    }
-
-    @Override
-    public Socket createSocket(
-        InetAddress address, int port, InetAddress localAddress, int localPort)
-        throws IOException {
-      maybeReload();
-      return delegate.createSocket(address, port, localAddress, localPort);
-    }
-
-    @Override
-    public Socket createSocket() throws IOException {
-      maybeReload();
-      return delegate.createSocket();
-    }
-
-    @Override
-    public String[] getDefaultCipherSuites() {
-      return delegate.getDefaultCipherSuites();
-    }
-
-    @Override
-    public String[] getSupportedCipherSuites() {
-      return delegate.getSupportedCipherSuites();
     }
   }
 }

@@ -1,7 +1,5 @@
 package io.kinformer.client;
 
-import java.io.IOException;
-import java.net.InetAddress;
 import java.net.Socket;
 import java.util.List;
 import javax.net.ssl.SNIHostName;
@@ -16,64 +14,30 @@ import javax.net.ssl.SSLSocketFactory;
  * tls.Config.ServerName}.
  *
  * <p>OkHttp layers TLS over its own TCP socket with {@link #createSocket(Socket, String, int,
- * boolean)}; the host it passes is replaced here. OkHttp later sets ALPN on the same {@link
+ * boolean)}; the host it passes is replaced here ({@link #layeredHost}). OkHttp later sets ALPN on the same {@link
  * SSLParameters}, which keeps what is set here.
  *
  * <p>Thread safety: thread-safe (stateless beyond its immutable fields).
  */
-final class TlsServerNameSocketFactory extends SSLSocketFactory {
+final class TlsServerNameSocketFactory extends ForwardingSslSocketFactory {
 
-  private final SSLSocketFactory delegate;
   private final String serverName;
   private final boolean verify;
 
   TlsServerNameSocketFactory(SSLSocketFactory delegate, String serverName, boolean verify) {
-    this.delegate = delegate;
+    super(delegate);
     this.serverName = serverName;
     this.verify = verify;
   }
 
   @Override
-  public Socket createSocket(Socket s, String host, int port, boolean autoClose)
-      throws IOException {
-    return configure(delegate.createSocket(s, serverName, port, autoClose));
+  String layeredHost(String host) {
+    return serverName;
   }
 
   @Override
-  public Socket createSocket(String host, int port) throws IOException {
-    return configure(delegate.createSocket(host, port));
-  }
-
-  @Override
-  public Socket createSocket(String host, int port, InetAddress localHost, int localPort)
-      throws IOException {
-    return configure(delegate.createSocket(host, port, localHost, localPort));
-  }
-
-  @Override
-  public Socket createSocket(InetAddress host, int port) throws IOException {
-    return configure(delegate.createSocket(host, port));
-  }
-
-  @Override
-  public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort)
-      throws IOException {
-    return configure(delegate.createSocket(address, port, localAddress, localPort));
-  }
-
-  @Override
-  public Socket createSocket() throws IOException {
-    return configure(delegate.createSocket());
-  }
-
-  @Override
-  public String[] getDefaultCipherSuites() {
-    return delegate.getDefaultCipherSuites();
-  }
-
-  @Override
-  public String[] getSupportedCipherSuites() {
-    return delegate.getSupportedCipherSuites();
+  Socket created(Socket socket) {
+    return configure(socket);
   }
 
   private Socket configure(Socket socket) {
