@@ -52,6 +52,21 @@ class ReflectorTest {
     clock.advance(clock.nextDelay().orElseThrow());
   }
 
+  /** The source, except that its lists carry no resourceVersion (as some aggregated APIs). */
+  private ListerWatcher<Pod> listsWithoutResourceVersion() {
+    return new ListerWatcher<>() {
+      @Override
+      public ListResult<Pod> list(ListOptions options) {
+        return new ListResult<>(source.list(options).items(), "", null, null);
+      }
+
+      @Override
+      public Watch<Pod> watch(ListOptions options) {
+        return source.watch(options);
+      }
+    };
+  }
+
   private void awaitWatches(int n) {
     await().until(() -> source.watchCalls().size() >= n && source.openWatchCount() == 1);
   }
@@ -200,18 +215,7 @@ class ReflectorTest {
     // Still at resourceVersion "": a watch from "" again would not report what was deleted in
     // between, so the reflector lists again instead.
     source.add(pod("ns", "a"));
-    ListerWatcher<Pod> noRv =
-        new ListerWatcher<>() {
-          @Override
-          public ListResult<Pod> list(ListOptions options) {
-            return new ListResult<>(source.list(options).items(), "", null, null);
-          }
-
-          @Override
-          public Watch<Pod> watch(ListOptions options) {
-            return source.watch(options);
-          }
-        };
+    ListerWatcher<Pod> noRv = listsWithoutResourceVersion();
     start(Reflector.builder("pods", noRv, store).clock(clock).scheduler(clock)
         .random(new Random(7)).watchErrorHandler(errors::add));
     awaitWatches(1);
@@ -229,18 +233,7 @@ class ReflectorTest {
     source.add(pod("ns", "a")); // rv 2
     source.add(pod("ns", "b")); // rv 3
     source.modify(pod("ns", "a")); // rv 4: the synthetic ADDED events come as a@4, b@3
-    ListerWatcher<Pod> noRv =
-        new ListerWatcher<>() {
-          @Override
-          public ListResult<Pod> list(ListOptions options) {
-            return new ListResult<>(source.list(options).items(), "", null, null);
-          }
-
-          @Override
-          public Watch<Pod> watch(ListOptions options) {
-            return source.watch(options);
-          }
-        };
+    ListerWatcher<Pod> noRv = listsWithoutResourceVersion();
     reflector =
         Reflector.builder("pods", noRv, store)
             .clock(clock)
