@@ -36,8 +36,10 @@ import tools.jackson.databind.node.ObjectNode;
  *       without one) and fetched anew after a 401 unless another caller already did;
  *   <li>stderr passes through to the process's stderr, as in client-go;
  *   <li>a plugin that returns a client certificate and key instead of a token is refused with a
- *       clear error: rotating TLS client certificates inside a live OkHttp connection pool is not
- *       supported (a token returned with them is used and the certificate ignored, with a WARN).
+ *       clear error: certificates that arrive while the client runs are not wired into its TLS
+ *       setup (certificate files named by the kubeconfig are, see {@link
+ *       RotatingClientKeyManager}); a token returned with them is used and the certificate
+ *       ignored, with a WARN.
  * </ul>
  *
  * <p>Errors name the kubeconfig field and the command, include the {@code installHint} and never
