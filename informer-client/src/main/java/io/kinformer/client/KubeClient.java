@@ -132,6 +132,17 @@ public final class KubeClient implements AutoCloseable {
     if (tls.hostnameVerifier() != null) {
       b.hostnameVerifier(tls.hostnameVerifier());
     }
+    RotatingClientKeyManager rotatingKeys = tls.rotatingKeys();
+    if (rotatingKeys != null) {
+      // Connections are reused for as long as they stay open (one HTTP/2 connection may carry
+      // everything), so the certificate files are also checked before requests, not only when a
+      // connection is made.
+      b.addInterceptor(
+          chain -> {
+            rotatingKeys.maybeReload();
+            return chain.proceed(chain.request());
+          });
+    }
     if (auth != null) {
       b.addInterceptor(auth).authenticator(auth);
     }

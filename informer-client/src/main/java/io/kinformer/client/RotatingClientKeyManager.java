@@ -10,7 +10,11 @@ import java.security.Principal;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.WeakHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLSocketFactory;
@@ -34,11 +38,19 @@ import org.slf4j.LoggerFactory;
  * used: the previous pair stays, with one WARN naming the files (never their content); the files
  * are tried again once they change again.
  *
- * <p>Connections already open keep the certificate they were made with until they close.
- * client-go closes its connections when the certificate changes; OkHttp offers no clean hook for
- * that, so kinformer does not. OkHttp's connection pool evicts idle connections after five
- * minutes; a connection that carries long-running watches stays open as long as they do (the
- * server ends each watch after its own timeout).
+ * <p>The files are also checked before each request ({@code KubeClient} calls {@link
+ * #maybeReload()}), at most as often: connections are reused as long as they stay open, and one
+ * HTTP/2 connection may carry every request of a client, so a check on new connections alone could
+ * wait forever.
+ *
+ * <p>When a new pair replaces the previous one, the connections made before are closed, as
+ * client-go's {@code connrotation.Dialer.CloseAll} does: requests in flight on them fail with an
+ * I/O error (a reflector's watch then reconnects at once), and the next requests open new
+ * connections, which present the new certificate. Otherwise a connection kept busy (a watch
+ * after another) would go on presenting the old certificate until it expired and the server
+ * refused every request on it. The sockets are those made through {@link #checkingOnConnect},
+ * each tagged with the generation of the pair it presents; a socket whose own handshake caused
+ * the reload is kept.
  *
  * <p>Aliases returned by this key manager carry the generation of the pair they belong to, so a
  * handshake that chose an alias before a reload still gets the chain and key of the same pair.
@@ -76,6 +88,13 @@ final class RotatingClientKeyManager extends X509ExtendedKeyManager {
   /** The pair before {@link #current}, for handshakes that chose an alias just before a reload. */
   private volatile @Nullable Pair previous;
 
+  /**
+   * The sockets made through {@link #checkingOnConnect}, each with the generation of the pair it
+   * presents (or will: the current one when it was made); identity keys, dropped once collected.
+   */
+  // @GuardedBy("sockets")
+  private final Map<Socket, Long> sockets = new WeakHashMap<>();
+
   // @GuardedBy("lock")
   private long checkedAtNanos;
   // @GuardedBy("lock"): the files as last tried, whether or not the pair loaded.
@@ -107,53 +126,114 @@ final class RotatingClientKeyManager extends X509ExtendedKeyManager {
     return new CheckingSocketFactory(delegate);
   }
 
-  /** Re-reads the files if the check interval has passed and they changed. */
+  /**
+   * Re-reads the files if the check interval has passed and they changed; after a reload, closes
+   * the connections made with an earlier pair.
+   */
   void maybeReload() {
+    maybeReload(null);
+  }
+
+  /** As {@link #maybeReload()}; {@code handshaking} (may be null) is not closed. */
+  private void maybeReload(@Nullable Socket handshaking) {
     if (!lock.tryLock()) {
-      return; // another handshake is checking; this one uses the pair in place
+      return; // another thread is checking; this one uses the pair in place
     }
+    List<Socket> stale;
     try {
-      long now = clock.nanoTime();
-      if (now - checkedAtNanos < CHECK_INTERVAL.toNanos()) {
-        return;
-      }
-      checkedAtNanos = now;
-      Stamp stamp = stamp();
-      if (stamp.equals(triedStamp)) {
-        return;
-      }
-      triedStamp = stamp;
-      X509ExtendedKeyManager loaded;
-      try {
-        loaded = TlsSetup.loadKeyManager(certSource, keySource);
-      } catch (RuntimeException e) {
-        // KubeConfigException messages name labels and files, never key material; of anything
-        // else only the type is logged.
-        String why =
-            e instanceof KubeConfigException ? e.getMessage() : e.getClass().getSimpleName();
-        log.warn(
-            "client certificate {} or key {} changed but cannot be used ({}); keeping the"
-                + " previous certificate",
-            describe(certSource),
-            describe(keySource),
-            why);
-        return;
-      }
-      Pair old = current;
-      previous = old;
-      current = new Pair(old.generation() + 1, loaded);
-      log.info(
-          "client certificate {} and key {} reloaded; new connections present the new"
-              + " certificate",
-          describe(certSource),
-          describe(keySource));
-      try {
-        onReload.run();
-      } catch (RuntimeException e) {
-        log.debug("after reloading the client certificate: {}", e.getClass().getSimpleName());
-      }
+      stale = reloadLocked();
     } finally {
       lock.unlock();
+    }
+    if (!stale.isEmpty()) {
+      closeStale(stale, handshaking);
+    }
+  }
+
+  /** The sockets to close: those of earlier pairs if a new pair was loaded, else none. */
+  private List<Socket> reloadLocked() {
+    long now = clock.nanoTime();
+    if (now - checkedAtNanos < CHECK_INTERVAL.toNanos()) {
+      return List.of();
+    }
+    checkedAtNanos = now;
+    Stamp stamp = stamp();
+    if (stamp.equals(triedStamp)) {
+      return List.of();
+    }
+    triedStamp = stamp;
+    X509ExtendedKeyManager loaded;
+    try {
+      loaded = TlsSetup.loadKeyManager(certSource, keySource);
+    } catch (RuntimeException e) {
+      // KubeConfigException messages name labels and files, never key material; of anything
+      // else only the type is logged.
+      String why =
+          e instanceof KubeConfigException ? e.getMessage() : e.getClass().getSimpleName();
+      log.warn(
+          "client certificate {} or key {} changed but cannot be used ({}); keeping the"
+              + " previous certificate",
+          describe(certSource),
+          describe(keySource),
+          why);
+      return List.of();
+    }
+    Pair old = current;
+    previous = old;
+    current = new Pair(old.generation() + 1, loaded);
+    log.info(
+        "client certificate {} and key {} reloaded; connections made with the previous one are"
+            + " closed, new ones present the new certificate",
+        describe(certSource),
+        describe(keySource));
+    try {
+      onReload.run();
+    } catch (RuntimeException e) {
+      log.debug("after reloading the client certificate: {}", e.getClass().getSimpleName());
+    }
+    return socketsBefore(current.generation());
+  }
+
+  /** Removes and returns the sockets tagged with a generation before {@code generation}. */
+  private List<Socket> socketsBefore(long generation) {
+    List<Socket> out = new ArrayList<>();
+    synchronized (sockets) {
+      for (var it = sockets.entrySet().iterator(); it.hasNext(); ) {
+        Map.Entry<Socket, Long> e = it.next();
+        if (e.getValue() < generation) {
+          out.add(e.getKey());
+          it.remove();
+        }
+      }
+    }
+    return out;
+  }
+
+  private void closeStale(List<Socket> stale, @Nullable Socket handshaking) {
+    int closed = 0;
+    for (Socket socket : stale) {
+      if (socket == handshaking) {
+        continue; // presents the new pair: its alias is chosen after this reload
+      }
+      if (!socket.isClosed()) {
+        closed++;
+      }
+      try {
+        socket.close();
+      } catch (IOException | RuntimeException e) {
+        log.debug("closing a connection of the previous client certificate: {}",
+            e.getClass().getSimpleName());
+      }
+    }
+    if (closed > 0) {
+      log.info("closed {} connection(s) made with the previous client certificate", closed);
+    }
+  }
+
+  /** Tags {@code socket} with the generation of the pair it presents. */
+  private void track(Socket socket, long generation) {
+    synchronized (sockets) {
+      sockets.put(socket, generation);
     }
   }
 
@@ -207,8 +287,11 @@ final class RotatingClientKeyManager extends X509ExtendedKeyManager {
 
   @Override
   public String chooseClientAlias(String[] keyType, Principal[] issuers, Socket socket) {
-    maybeReload();
+    maybeReload(socket);
     Pair pair = current;
+    if (socket != null) {
+      track(socket, pair.generation());
+    }
     return tag(pair.delegate().chooseClientAlias(keyType, issuers, socket), pair);
   }
 
@@ -276,6 +359,12 @@ final class RotatingClientKeyManager extends X509ExtendedKeyManager {
     @Override
     void beforeCreate() {
       maybeReload();
+    }
+
+    @Override
+    Socket created(Socket socket) {
+      track(socket, current.generation());
+      return socket;
     }
   }
 }

@@ -45,11 +45,14 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread safety: immutable.
  *
  * @param hostnameVerifier null to keep OkHttp's verifier (the URL's host)
+ * @param rotatingKeys the client certificate files' watcher, to be checked before each request;
+ *     null without client certificate files
  */
 record TlsSetup(
     SSLSocketFactory socketFactory,
     X509TrustManager trustManager,
-    @Nullable HostnameVerifier hostnameVerifier) {
+    @Nullable HostnameVerifier hostnameVerifier,
+    @Nullable RotatingClientKeyManager rotatingKeys) {
 
   /**
    * @param clock paces the checks of client certificate and key files for rotation
@@ -75,7 +78,9 @@ record TlsSetup(
       throw new IllegalStateException("the JDK cannot create a TLS context", e);
     }
     SSLSocketFactory factory = context.getSocketFactory();
+    RotatingClientKeyManager rotatingKeys = null;
     if (keys != null && keys[0] instanceof RotatingClientKeyManager rotating) {
+      rotatingKeys = rotating;
       factory = rotating.checkingOnConnect(factory);
     }
     HostnameVerifier verifier = null;
@@ -95,7 +100,7 @@ record TlsSetup(
       // identification on the socket); OkHttp's own check would use the URL's host instead.
       verifier = (host, session) -> true;
     }
-    return new TlsSetup(factory, trust, verifier);
+    return new TlsSetup(factory, trust, verifier, rotatingKeys);
   }
 
   private static X509TrustManager systemTrust() {

@@ -1,16 +1,21 @@
 package io.kinformer.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kinformer.time.FakeClock;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -117,6 +122,69 @@ class ClientCertificateRotationTest {
     }
     String log = captured.toString(StandardCharsets.UTF_8);
     assertThat(log).contains("reloaded").doesNotContain("WARN");
+  }
+
+  /** One request, on a pooled connection if there is one; the certificate it was made with. */
+  private static String presentedReusing(KubeClient client, MockWebServer server)
+      throws Exception {
+    try (Response r = KubeClientTest.get(client, "/version")) {
+      assertThat(r.code()).isEqualTo(200);
+    }
+    RecordedRequest request = server.takeRequest(5, TimeUnit.SECONDS);
+    assertThat(request).isNotNull();
+    return request.getHandshake().peerPrincipal().getName();
+  }
+
+  @Test
+  void rotatedFiles_closeTheConnectionsOfTheOldCertificate_soNoRequestReusesThem()
+      throws Exception {
+    try (MockWebServer server = server();
+        KubeClient client = client(server)) {
+      assertThat(presentedReusing(client, server)).isEqualTo("CN=alice-a");
+      assertThat(client.httpClient().connectionPool().connectionCount()).isEqualTo(1);
+
+      write(CERT_B.certificatePem(), CERT_B.privateKeyPkcs8Pem());
+      clock.advance(RotatingClientKeyManager.CHECK_INTERVAL);
+      // The pooled connection is open and healthy: without the check before each request and the
+      // closing of old connections, this request would reuse it and present alice-a.
+      assertThat(presentedReusing(client, server)).isEqualTo("CN=alice-b");
+      assertThat(presentedReusing(client, server)).isEqualTo("CN=alice-b");
+    }
+    String log = captured.toString(StandardCharsets.UTF_8);
+    assertThat(log).contains("closed 1 connection(s) made with the previous client certificate");
+  }
+
+  @Test
+  void rotatedFiles_breakARequestInFlightOnAnOldConnection() throws Exception {
+    try (MockWebServer server =
+            TlsFixtures.httpsServer(TlsFixtures.serverCertificate(CA, "localhost"), CA, CLIENT_CA);
+        KubeClient client = client(server)) {
+      // A body that would take over 15 minutes: a watch that stays open.
+      server.enqueue(new MockResponse.Builder()
+          .body("x".repeat(1000))
+          .throttleBody(1, 1, TimeUnit.SECONDS)
+          .build());
+      server.enqueue(new MockResponse(200, Headers.of(), "{}"));
+      Response streaming = KubeClientTest.get(client, "/api/v1/pods?watch=1");
+      assertThat(server.takeRequest(5, TimeUnit.SECONDS).getHandshake().peerPrincipal().getName())
+          .isEqualTo("CN=alice-a");
+      CompletableFuture<byte[]> reading = CompletableFuture.supplyAsync(() -> {
+        try (Response r = streaming) {
+          return r.body().bytes();
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      });
+
+      write(CERT_B.certificatePem(), CERT_B.privateKeyPkcs8Pem());
+      clock.advance(RotatingClientKeyManager.CHECK_INTERVAL);
+      assertThat(presentedReusing(client, server)).isEqualTo("CN=alice-b");
+
+      assertThatThrownBy(() -> reading.get(30, TimeUnit.SECONDS))
+          .as("the streaming read on the old connection fails instead of going on")
+          .isInstanceOf(ExecutionException.class)
+          .hasCauseInstanceOf(UncheckedIOException.class);
+    }
   }
 
   @Test
