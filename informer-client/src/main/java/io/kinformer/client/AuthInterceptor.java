@@ -27,6 +27,11 @@ import org.slf4j.LoggerFactory;
  * source becomes an IOException naming its class and the source only: its message could quote a
  * secret.
  *
+ * <p>When refreshing after a 401 fails (a plugin that exits with an error, an unreadable token
+ * file), the failure is logged at WARN and the 401 response is returned as it is, as client-go's
+ * exec round tripper does: the caller sees the server's Unauthorized, and the next request tries
+ * the credentials again.
+ *
  * <p>Neither the header value nor the token is ever logged.
  *
  * <p>Thread safety: thread-safe; the token sources are.
@@ -140,22 +145,35 @@ final class AuthInterceptor implements Interceptor, Authenticator {
       return null; // OkHttp dropped our header (a redirect to another host): nothing to refresh
     }
     String rejected = sent.substring("Bearer ".length());
-    boolean changed;
+    String retryHeader;
     try {
-      changed = tokens.refreshAfterUnauthorized(rejected);
+      if (!refresh(tokens, rejected)) {
+        log.debug("{}: server answered 401 to {} {}; refreshed credentials are unchanged", origin,
+            request.method(), request.url().encodedPath());
+        return null;
+      }
+      retryHeader = header();
+    } catch (IOException e) {
+      // As client-go's exec round tripper: the refresh failure is logged and the caller gets the
+      // server's 401 (an ApiException with its Status), not an I/O error that would hide it.
+      log.warn("{}: server answered 401 to {} {} and {}", origin, request.method(),
+          request.url().encodedPath(), e.getMessage());
+      return null;
+    }
+    log.debug("{}: server answered 401 to {} {}; retrying with refreshed credentials", origin,
+        request.method(), request.url().encodedPath());
+    return ours(request.newBuilder()).header(AUTHORIZATION, retryHeader).build();
+  }
+
+  /** Whether refreshing gave other credentials; failures as IOExceptions safe to log. */
+  private static boolean refresh(AuthTokenSource tokens, String rejected) throws IOException {
+    try {
+      return tokens.refreshAfterUnauthorized(rejected);
     } catch (KubeConfigException e) {
       throw new IOException("cannot refresh credentials after 401: " + e.getMessage(), e);
     } catch (RuntimeException e) {
       throw unexpected("cannot refresh credentials after 401", tokens, e);
     }
-    if (!changed) {
-      log.debug("{}: server answered 401 to {} {}; refreshed credentials are unchanged", origin,
-          request.method(), request.url().encodedPath());
-      return null;
-    }
-    log.debug("{}: server answered 401 to {} {}; retrying with refreshed credentials", origin,
-        request.method(), request.url().encodedPath());
-    return ours(request.newBuilder()).header(AUTHORIZATION, header()).build();
   }
 
   @Override

@@ -106,6 +106,56 @@ class AuthInterceptorTest {
     assertThat(sentAuthorization()).isEqualTo("Bearer token-2");
   }
 
+  /** Hands out one token; refreshing fails as a plugin exiting with an error does. */
+  private static final class FailingRefresh implements AuthTokenSource {
+    final boolean unexpected;
+
+    FailingRefresh(boolean unexpected) {
+      this.unexpected = unexpected;
+    }
+
+    @Override
+    public String token() {
+      return "token-1";
+    }
+
+    @Override
+    public boolean refreshAfterUnauthorized(String rejected) {
+      if (unexpected) {
+        throw new IllegalStateException("plugin said " + SECRET);
+      }
+      throw new KubeConfigException("users[u].user.exec: plugin exited with status 1");
+    }
+
+    @Override
+    public String toString() {
+      return "FailingRefresh{plugin}";
+    }
+  }
+
+  @Test
+  void request_answered401_whenTheRefreshFails_returnsThe401AndLogsWhy() throws Exception {
+    for (boolean unexpected : new boolean[] {false, true}) {
+      server.enqueue(new MockResponse(401, Headers.of(), "{\"kind\":\"Status\",\"code\":401}"));
+      String log = LogCapture.stderrOf(() -> {
+        try (Response r = client(new AuthInterceptor("test", null, new FailingRefresh(unexpected)))
+            .newCall(get("/api")).execute()) {
+          assertThat(r.code()).isEqualTo(401);
+          assertThat(r.body().string()).contains("Status");
+        }
+      });
+      assertThat(sentAuthorization()).isEqualTo("Bearer token-1");
+      assertThat(log).contains("WARN").contains("server answered 401 to GET /api")
+          .contains("cannot refresh credentials after 401").doesNotContain(SECRET);
+      if (unexpected) {
+        assertThat(log).contains("FailingRefresh{plugin}: unexpected java.lang.IllegalStateException");
+      } else {
+        assertThat(log).contains("plugin exited with status 1");
+      }
+    }
+    assertThat(server.getRequestCount()).isEqualTo(2);
+  }
+
   @Test
   void request_whenTheTokenSourceThrowsUnexpectedly_failsNamingClassAndSourceOnly() {
     AuthInterceptor auth = new AuthInterceptor("test: users[u].user", null, new Leaky());
