@@ -34,7 +34,7 @@ final class PemReader {
 
   private static final Pattern BLOCK =
       Pattern.compile(
-          "-----BEGIN ([A-Z0-9 ]+)-----\\R(.*?)-----END \\1-----", Pattern.DOTALL);
+          "-----BEGIN ([A-Z0-9 ]+)-----[ \\t]*\\R(.*?)-----END \\1-----", Pattern.DOTALL);
 
   // DER tags used here.
   private static final int SEQUENCE = 0x30;

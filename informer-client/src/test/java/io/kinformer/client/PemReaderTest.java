@@ -130,6 +130,18 @@ class PemReaderTest {
   }
 
   @Test
+  void certificates_withBlanksAfterTheMarkers_areRead() {
+    // Go's pem.Decode ignores spaces, tabs and CRs at the end of the BEGIN and END lines.
+    HeldCertificate a = TlsFixtures.ca("a");
+    String pem = a.certificatePem()
+        .replace("-----BEGIN CERTIFICATE-----\n", "-----BEGIN CERTIFICATE-----  \t\r\n")
+        .replace("-----END CERTIFICATE-----\n", "-----END CERTIFICATE----- \r\n");
+    assertThat(pem).contains("CERTIFICATE-----  \t");
+
+    assertThat(PemReader.certificates(source(pem))).containsExactly(a.certificate());
+  }
+
+  @Test
   void certificates_none_failsNamingTheSource() {
     assertThatThrownBy(() -> PemReader.certificates(source("not pem")))
         .isInstanceOf(KubeConfigException.class)
