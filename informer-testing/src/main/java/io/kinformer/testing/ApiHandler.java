@@ -497,6 +497,12 @@ final class ApiHandler extends Handler.Abstract {
           "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
           "resourceVersionMatch"));
     }
+    if (match != null && cont != null) {
+      // The continue token pins the RV itself; ValidateListOptions rejects both together.
+      causes.add(new ApiError.Cause("FieldValueForbidden",
+          "Forbidden: resourceVersionMatch is forbidden when continue is provided",
+          "resourceVersionMatch"));
+    }
     if (match != null && !match.equals("Exact") && !match.equals("NotOlderThan")) {
       causes.add(new ApiError.Cause("FieldValueNotSupported", "Unsupported value: \"" + match
           + "\": supported values: \"Exact\", \"NotOlderThan\"", "resourceVersionMatch"));
@@ -692,18 +698,24 @@ final class ApiHandler extends Handler.Abstract {
     boolean allowBookmarks = "true".equals(query.getValue("allowWatchBookmarks"))
         || "1".equals(query.getValue("allowWatchBookmarks"));
     List<ApiError.Cause> causes = new ArrayList<>();
-    if (sendInitialEvents != null) {
-      if (!"NotOlderThan".equals(match)) {
-        causes.add(new ApiError.Cause("FieldValueForbidden", "Forbidden: sendInitialEvents "
-            + "requires setting resourceVersionMatch to NotOlderThan", "resourceVersionMatch"));
-        if (match != null) {
-          causes.add(new ApiError.Cause("FieldValueNotSupported", "Unsupported value: \"" + match
-              + "\": supported values: \"NotOlderThan\"", "resourceVersionMatch"));
-        }
+    // The causes and their order of the real server's watch validation (transcript 04).
+    if (sendInitialEvents != null && !"NotOlderThan".equals(match)) {
+      causes.add(new ApiError.Cause("FieldValueForbidden", "Forbidden: sendInitialEvents "
+          + "requires setting resourceVersionMatch to NotOlderThan", "resourceVersionMatch"));
+    }
+    if (match != null) {
+      if (sendInitialEvents == null) {
+        causes.add(new ApiError.Cause("FieldValueForbidden", "Forbidden: resourceVersionMatch is "
+            + "forbidden for watch unless sendInitialEvents is provided", "resourceVersionMatch"));
       }
-    } else if (match != null) {
-      causes.add(new ApiError.Cause("FieldValueForbidden", "Forbidden: resourceVersionMatch is "
-          + "forbidden for watch unless sendInitialEvents is provided", "resourceVersionMatch"));
+      if (!match.equals("NotOlderThan")) {
+        causes.add(new ApiError.Cause("FieldValueNotSupported", "Unsupported value: \"" + match
+            + "\": supported values: \"NotOlderThan\"", "resourceVersionMatch"));
+      }
+      if (nonEmpty(query.getValue("continue")) != null) {
+        causes.add(new ApiError.Cause("FieldValueForbidden", "Forbidden: resourceVersionMatch is "
+            + "forbidden when continue is provided", "resourceVersionMatch"));
+      }
     }
     if (!causes.isEmpty()) {
       throw ApiError.invalidListOptions(causes);

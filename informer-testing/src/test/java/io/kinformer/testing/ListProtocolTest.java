@@ -144,6 +144,12 @@ class ListProtocolTest {
     return Stream.of(
         new ErrorCase("continue with resourceVersion", "?limit=2&continue=abc&resourceVersion=5",
             400, "BadRequest", "specifying resource version is not allowed when using continue"),
+        // ValidateListOptions: a continue token pins the RV, so no match may come with it, not
+        // even with resourceVersion=0 (which is otherwise allowed alongside continue).
+        new ErrorCase("match with continue", "?limit=2&continue=" + ApiHandler.encodeContinue(1,
+            "modes/a") + "&resourceVersion=0&resourceVersionMatch=NotOlderThan", 422, "Invalid",
+            "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is "
+                + "provided"),
         new ErrorCase("match without resourceVersion", "?resourceVersionMatch=NotOlderThan", 422,
             "Invalid", "resourceVersionMatch is forbidden unless resourceVersion is provided"),
         new ErrorCase("Exact with 0", "?resourceVersion=0&resourceVersionMatch=Exact", 422,

@@ -297,7 +297,16 @@ class WatchProtocolTest {
             + "\"NotOlderThan\""),
         new Invalid("match without sendInitialEvents",
             "&resourceVersionMatch=NotOlderThan&resourceVersion=5",
-            "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"));
+            "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"),
+        new Invalid("Exact without sendInitialEvents",
+            "&resourceVersionMatch=Exact&resourceVersion=5",
+            "[resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless "
+                + "sendInitialEvents is provided, resourceVersionMatch: Unsupported value: "
+                + "\"Exact\": supported values: \"NotOlderThan\"]"),
+        new Invalid("match with continue", "&sendInitialEvents=true"
+            + "&resourceVersionMatch=NotOlderThan&continue=abc",
+            "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is "
+                + "provided"));
   }
 
   @ParameterizedTest(name = "{0}")
