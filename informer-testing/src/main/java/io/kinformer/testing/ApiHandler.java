@@ -383,7 +383,7 @@ final class ApiHandler extends Handler.Abstract {
         long rv = store.currentRv();
         List<StoredObject> deleted = ops.deleteCollection(type, filter,
             ApiOps.DeleteOptions.parse(body(request), query.getValue("gracePeriodSeconds")));
-        writeList(request, response, callback, type, rv, null, -1, deleted, false);
+        writeList(request, response, callback, type, rv, null, -1, deleted, null);
         return;
       }
       default:
@@ -418,6 +418,25 @@ final class ApiHandler extends Handler.Abstract {
         Json.MAPPER.createObjectNode());
   }
 
+  /**
+   * The PartialObjectMetadata apiVersion the client asked for: {@code meta.k8s.io/v1beta1} when
+   * the first metadata media range in {@code accept} (as from {@link #acceptOf}) says
+   * {@code v=v1beta1}, else {@code meta.k8s.io/v1} (transcript 09 §9.11).
+   */
+  static String metaApiVersion(String accept) {
+    for (String range : accept.split(",")) {
+      if (range.contains(META_OBJECT)) {
+        for (String param : range.split(";")) {
+          if (param.equals("v=v1beta1")) {
+            return "meta.k8s.io/v1beta1";
+          }
+        }
+        break;
+      }
+    }
+    return StoredObject.META_V1;
+  }
+
   private static String acceptOf(Request request) {
     String a = request.getHeaders().get(HttpHeader.ACCEPT);
     return a == null ? "" : a.toLowerCase(Locale.ROOT).replace(" ", "");
@@ -445,7 +464,8 @@ final class ApiHandler extends Handler.Abstract {
     if (o == null) {
       throw ApiError.notFound(type.plural(), name);
     }
-    writeJson(response, callback, 200, accept.contains(META_OBJECT) ? o.partialMetadata() : o.json);
+    writeJson(response, callback, 200,
+        accept.contains(META_OBJECT) ? o.partialMetadata(metaApiVersion(accept)) : o.json);
   }
 
   private record ContinueToken(long rv, String startAfter) {}
@@ -602,7 +622,8 @@ final class ApiHandler extends Handler.Abstract {
         }
       }
     }
-    writeList(request, response, callback, type, snap.rv(), next, remaining, page, meta);
+    writeList(request, response, callback, type, snap.rv(), next, remaining, page,
+        meta ? metaApiVersion(accept) : null);
   }
 
   /** gzip at level 1, as kube-apiserver's defaultGzipContentEncodingLevel. */
@@ -623,13 +644,14 @@ final class ApiHandler extends Handler.Abstract {
    */
   private void writeList(Request request, Response response, Callback callback,
       ServedResource type, long rv, @Nullable String next, long remaining,
-      List<StoredObject> items, boolean meta) throws IOException {
+      List<StoredObject> items, @Nullable String metaApiVersion) throws IOException {
+    boolean meta = metaApiVersion != null;
     response.setStatus(200);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, JSON);
     headers(response, true);
     long size = 0;
     for (StoredObject o : items) {
-      size += meta ? o.partialMetadata().length : o.json.length;
+      size += meta ? o.partialMetadata(metaApiVersion).length : o.json.length;
       if (size > GZIP_THRESHOLD) {
         break;
       }
@@ -643,7 +665,7 @@ final class ApiHandler extends Handler.Abstract {
     }
     ObjectNode head = Json.MAPPER.createObjectNode();
     head.put("kind", meta ? "PartialObjectMetadataList" : type.kind() + "List");
-    head.put("apiVersion", meta ? "meta.k8s.io/v1" : type.apiVersion());
+    head.put("apiVersion", meta ? metaApiVersion : type.apiVersion());
     ObjectNode md = head.putObject("metadata");
     md.put("resourceVersion", Long.toString(rv));
     if (next != null) {
@@ -667,7 +689,7 @@ final class ApiHandler extends Handler.Abstract {
         }
         first = false;
         if (meta) {
-          out.write(o.partialMetadata());
+          out.write(o.partialMetadata(metaApiVersion));
         } else {
           out.write('{');
           out.write(o.json, o.bodyOffset, o.json.length - o.bodyOffset);
@@ -770,7 +792,8 @@ final class ApiHandler extends Handler.Abstract {
       callback.succeeded();
       return;
     }
-    WatchSession session = new WatchSession(type, filter, meta, allowBookmarks,
+    WatchSession session = new WatchSession(type, filter,
+        meta ? metaApiVersion(accept) : null, allowBookmarks,
         settings.maxPendingEvents());
     Store.WatchStart start = store.watch(type, session, initialState, fromRv);
     if (start.tooOldFloor() >= 0) {

@@ -27,6 +27,9 @@ import tools.jackson.databind.node.ObjectNode;
  */
 final class StoredObject {
 
+  /** The usual apiVersion of PartialObjectMetadata. */
+  static final String META_V1 = "meta.k8s.io/v1";
+
   final ServedResource type;
   final String namespace;
   final String name;
@@ -144,15 +147,26 @@ final class StoredObject {
   byte[] partialMetadata() {
     byte[] p = partialMetadata;
     if (p == null) {
-      ObjectNode t = tree();
-      ObjectNode out = Json.MAPPER.createObjectNode();
-      out.put("kind", "PartialObjectMetadata");
-      out.put("apiVersion", "meta.k8s.io/v1");
-      out.set("metadata", t.get("metadata"));
-      p = Json.bytes(out);
+      p = partialMetadataBytes(META_V1);
       partialMetadata = p;
     }
     return p;
+  }
+
+  /**
+   * The object as a {@code PartialObjectMetadata} of {@code apiVersion} ({@code meta.k8s.io/v1}
+   * or {@code meta.k8s.io/v1beta1}, whichever the client asked for); only v1 is cached.
+   */
+  byte[] partialMetadata(String apiVersion) {
+    return META_V1.equals(apiVersion) ? partialMetadata() : partialMetadataBytes(apiVersion);
+  }
+
+  private byte[] partialMetadataBytes(String apiVersion) {
+    ObjectNode out = Json.MAPPER.createObjectNode();
+    out.put("kind", "PartialObjectMetadata");
+    out.put("apiVersion", apiVersion);
+    out.set("metadata", tree().get("metadata"));
+    return Json.bytes(out);
   }
 
   @Override

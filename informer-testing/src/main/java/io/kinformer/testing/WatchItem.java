@@ -67,14 +67,14 @@ final class WatchItem {
   }
 
   /** The event's line, {@code {"type":"T","object":{...}}\n}; cached, since fan-out shares it. */
-  byte[] line(boolean metadataOnly) {
+  byte[] line(@Nullable String metaApiVersion) {
     StoredObject o = object;
     WatchEventType t = type;
     if (o == null || t == null) {
       throw new IllegalStateException("not an event: " + kind);
     }
-    if (metadataOnly) {
-      return frame(t, o.partialMetadata());
+    if (metaApiVersion != null) {
+      return frame(t, o.partialMetadata(metaApiVersion));
     }
     byte[] l = line;
     if (l == null) {

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +35,8 @@ final class WatchSession implements WatchSink {
 
   final ServedResource type;
   private final Filter filter;
-  private final boolean metadataOnly;
+  /** The PartialObjectMetadata apiVersion for a metadata-only watch; null for full objects. */
+  private final @Nullable String metaApiVersion;
   private final boolean bookmarks;
   private final int maxPending;
   private final LinkedBlockingQueue<WatchItem> queue = new LinkedBlockingQueue<>();
@@ -44,10 +46,11 @@ final class WatchSession implements WatchSink {
   private volatile long startRv;
 
   WatchSession(
-      ServedResource type, Filter filter, boolean metadataOnly, boolean bookmarks, int maxPending) {
+      ServedResource type, Filter filter, @Nullable String metaApiVersion, boolean bookmarks,
+      int maxPending) {
     this.type = type;
     this.filter = filter;
-    this.metadataOnly = metadataOnly;
+    this.metaApiVersion = metaApiVersion;
     this.bookmarks = bookmarks;
     this.maxPending = maxPending;
   }
@@ -137,12 +140,12 @@ final class WatchSession implements WatchSink {
         if (filter.matches(o)) {
           // Framed in place: no per-object copy for large initial states.
           out.write(ADDED_HEAD);
-          out.write(metadataOnly ? o.partialMetadata() : o.json);
+          out.write(metaApiVersion != null ? o.partialMetadata(metaApiVersion) : o.json);
           out.write(FRAME_TAIL);
         }
       }
       for (WatchItem item : start.replay()) {
-        out.write(item.line(metadataOnly));
+        out.write(item.line(metaApiVersion));
       }
       if (initialEnd) {
         out.write(bookmark(start.startRv(), true));
@@ -157,7 +160,7 @@ final class WatchSession implements WatchSink {
           switch (item.kind) {
             case EVENT:
               if (item.rv > startRv) {
-                out.write(item.line(metadataOnly));
+                out.write(item.line(metaApiVersion));
               }
               break;
             case BOOKMARK:
@@ -195,8 +198,8 @@ final class WatchSession implements WatchSink {
   private byte[] bookmark(long rv, boolean initialEventsEnd) {
     StringBuilder sb = new StringBuilder(160);
     sb.append("{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"");
-    if (metadataOnly) {
-      sb.append("PartialObjectMetadata\",\"apiVersion\":\"meta.k8s.io/v1\"");
+    if (metaApiVersion != null) {
+      sb.append("PartialObjectMetadata\",\"apiVersion\":\"").append(metaApiVersion).append('"');
     } else {
       sb.append(type.kind()).append("\",\"apiVersion\":\"").append(type.apiVersion()).append('"');
     }
@@ -205,7 +208,7 @@ final class WatchSession implements WatchSink {
       sb.append(",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}");
     }
     sb.append('}');
-    if (!metadataOnly && !type.bookmarkBody().isEmpty()) {
+    if (metaApiVersion == null && !type.bookmarkBody().isEmpty()) {
       sb.append(',').append(type.bookmarkBody());
     }
     sb.append("}}\n");

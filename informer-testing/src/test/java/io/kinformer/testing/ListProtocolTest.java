@@ -244,6 +244,24 @@ class ListProtocolTest {
   }
 
   @Test
+  void list_metadataOnlyV1beta1_answersInV1beta1() {
+    // Transcript 09 §9.11: the apiVersion follows the v= of the Accept header.
+    JsonNode j = http.get("/api/v1/namespaces/modes/pods",
+        "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1beta1").json();
+    assertThat(j.path("kind").asString()).isEqualTo("PartialObjectMetadataList");
+    assertThat(j.path("apiVersion").asString()).isEqualTo("meta.k8s.io/v1beta1");
+    assertThat(j.path("items")).isNotEmpty().allSatisfy(item -> {
+      assertThat(item.path("kind").asString()).isEqualTo("PartialObjectMetadata");
+      assertThat(item.path("apiVersion").asString()).isEqualTo("meta.k8s.io/v1beta1");
+    });
+    JsonNode one = http.get("/api/v1/namespaces/modes/pods/a",
+        "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1beta1").json();
+    assertThat(one.path("kind").asString()).isEqualTo("PartialObjectMetadata");
+    assertThat(one.path("apiVersion").asString()).isEqualTo("meta.k8s.io/v1beta1");
+    assertThat(one.path("metadata").path("name").asString()).isEqualTo("a");
+  }
+
+  @Test
   void bigLists_areGzipped_whenTheClientAcceptsIt_smallOnesAreNot() throws Exception {
     http.createNamespace("big");
     String blob = "x".repeat(3000);

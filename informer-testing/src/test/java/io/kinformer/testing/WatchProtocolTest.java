@@ -451,4 +451,27 @@ class WatchProtocolTest {
       w.assertEnds();
     }
   }
+
+  @Test
+  void metadataOnlyWatchV1beta1_sendsV1beta1ObjectsAndBookmarks() {
+    // Transcript 09 §9.11: v=v1beta1 in the Accept header gives meta.k8s.io/v1beta1 objects.
+    try (Http.WatchStream w = http.watch(PODS + "?watch=1&resourceVersion=0"
+        + "&allowWatchBookmarks=true",
+        "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1beta1")) {
+      JsonNode e = w.next();
+      while (type(e).equals("ADDED")) {
+        assertThat(e.path("object").path("kind").asString()).isEqualTo("PartialObjectMetadata");
+        assertThat(e.path("object").path("apiVersion").asString())
+            .isEqualTo("meta.k8s.io/v1beta1");
+        e = w.next();
+      }
+      assertThat(type(e)).isEqualTo("BOOKMARK");
+      assertThat(e.path("object").path("apiVersion").asString()).isEqualTo("meta.k8s.io/v1beta1");
+      long rv = http.labelPod("w", "b", "beta", "1");
+      JsonNode m = w.next();
+      assertThat(type(m)).isEqualTo("MODIFIED");
+      assertThat(rv(m)).isEqualTo(rv);
+      assertThat(m.path("object").path("apiVersion").asString()).isEqualTo("meta.k8s.io/v1beta1");
+    }
+  }
 }
