@@ -450,7 +450,11 @@ final class ApiOps {
           meta.put("deletionTimestamp",
               Json.timestamp(clock.now().plus(Duration.ofSeconds(grace))));
           meta.put("deletionGracePeriodSeconds", grace);
-          meta.put("generation", meta.path("generation").asLong(0) + 1);
+          if (!cur.deleting) {
+            // Only the first graceful delete bumps generation; a shorter grace period later
+            // just moves deletionTimestamp (transcript 07 §7.1).
+            meta.put("generation", meta.path("generation").asLong(0) + 1);
+          }
           o = txn.put(tree);
         }
         if (grace == 0 && o.finalizers.isEmpty()) {

@@ -202,8 +202,14 @@ class ObjectSemanticsTest {
         .isEqualTo(30);
     assertThat(graceful.path("metadata").path("deletionTimestamp").asString())
         .isEqualTo("2026-11-30T10:40:38Z");
+    assertThat(graceful.path("metadata").path("generation").asInt()).isEqualTo(2);
     assertThat(http.get("/api/v1/namespaces/default/pods/g").code()).isEqualTo(200);
-    http.delete("/api/v1/namespaces/default/pods/g", "{\"gracePeriodSeconds\":0}");
+    JsonNode forced =
+        http.delete("/api/v1/namespaces/default/pods/g", "{\"gracePeriodSeconds\":0}").json();
+    assertThat(forced.path("metadata").path("deletionGracePeriodSeconds").asInt()).isZero();
+    // Shortening the grace period of a pod already being deleted does not bump generation
+    // again (transcript 07 §7.1: RVs 304, 306 and 307 all have generation 2).
+    assertThat(forced.path("metadata").path("generation").asInt()).isEqualTo(2);
     assertThat(http.get("/api/v1/namespaces/default/pods/g").code()).isEqualTo(404);
   }
 
