@@ -437,6 +437,19 @@ final class ApiHandler extends Handler.Abstract {
     return StoredObject.META_V1;
   }
 
+  /**
+   * The Go type the real server names in its 406 messages (transcript 09 §9.14):
+   * {@code *core.Pod}, {@code *core.PodList}; custom resources are unstructured there.
+   */
+  private static String goType(ServedResource type, boolean list) {
+    String suffix = list ? "List" : "";
+    if (!Registry.builtIns().contains(type)) {
+      return "*unstructured.Unstructured" + suffix;
+    }
+    String pkg = type.group().isEmpty() ? "core" : type.group().split("\\.", 2)[0];
+    return "*" + pkg + "." + type.kind() + suffix;
+  }
+
   private static String acceptOf(Request request) {
     String a = request.getHeaders().get(HttpHeader.ACCEPT);
     return a == null ? "" : a.toLowerCase(Locale.ROOT).replace(" ", "");
@@ -456,9 +469,8 @@ final class ApiHandler extends Handler.Abstract {
     }
     String accept = acceptOf(request);
     if (accept.contains(META_LIST)) {
-      throw ApiError.of(406, "NotAcceptable", "only the following media types are accepted: "
-          + "you requested PartialObjectMetadataList, but the requested object is not a list",
-          null);
+      throw ApiError.of(406, "NotAcceptable", "you requested PartialObjectMetadataList, but the "
+          + "requested object is not a list (" + goType(type, false) + ")", null);
     }
     StoredObject o = store.get(type, StoredObject.key(type.namespaced() ? ns : "", name));
     if (o == null) {
@@ -557,8 +569,8 @@ final class ApiHandler extends Handler.Abstract {
     String accept = acceptOf(request);
     boolean meta = accept.contains(META_LIST);
     if (!meta && accept.contains(META_OBJECT)) {
-      throw ApiError.of(406, "NotAcceptable", "only the following media types are accepted: "
-          + "you requested PartialObjectMetadata, but the requested object is a list", null);
+      throw ApiError.of(406, "NotAcceptable", "you requested PartialObjectMetadata, but the "
+          + "requested object is a list (" + goType(type, true) + ")", null);
     }
     long atRv = -1;
     String startAfter = null;

@@ -262,6 +262,22 @@ class ListProtocolTest {
   }
 
   @Test
+  void metadataOnly_wrongFormForTheTarget_is406WithTheRealServersMessage() {
+    // Transcript 09 §9.14.
+    Http.Reply get = http.get("/api/v1/namespaces/modes/pods/a",
+        "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1");
+    assertThat(get.code()).isEqualTo(406);
+    assertThat(get.json().path("reason").asString()).isEqualTo("NotAcceptable");
+    assertThat(get.json().path("message").asString()).isEqualTo("you requested "
+        + "PartialObjectMetadataList, but the requested object is not a list (*core.Pod)");
+    Http.Reply list = http.get("/api/v1/namespaces/modes/pods",
+        "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1");
+    assertThat(list.code()).isEqualTo(406);
+    assertThat(list.json().path("message").asString()).isEqualTo("you requested "
+        + "PartialObjectMetadata, but the requested object is a list (*core.PodList)");
+  }
+
+  @Test
   void bigLists_areGzipped_whenTheClientAcceptsIt_smallOnesAreNot() throws Exception {
     http.createNamespace("big");
     String blob = "x".repeat(3000);
