@@ -56,6 +56,16 @@ final class ApiError extends RuntimeException {
     return d;
   }
 
+  /**
+   * What kube-apiserver answers for an error that is not an API status (a plain Go error from
+   * storage): 500 with reason Unknown, which leaves {@code reason} out.
+   */
+  static ApiError unknown(String message) {
+    ObjectNode s = status(500, "", message, null);
+    s.remove("reason");
+    return new ApiError(500, s, 0);
+  }
+
   static ApiError badRequest(String message) {
     return of(400, "BadRequest", message, null);
   }

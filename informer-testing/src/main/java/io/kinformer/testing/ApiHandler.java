@@ -356,11 +356,17 @@ final class ApiHandler extends Handler.Abstract {
       case GET:
         get(request, response, callback, type, ns, route.name(), query);
         return;
-      case CREATE:
+      case CREATE: {
         checkBodyType(request);
-        writeResult(response, callback,
-            ops.create(type, route.namespace(), ApiOps.parseObject(body(request), type)));
+        ObjectNode created = ApiOps.parseObject(body(request), type);
+        String rv = created.path("metadata").path("resourceVersion").asString("");
+        if (!rv.isEmpty() && !rv.equals("0") && rv.chars().allMatch(Character::isDigit)) {
+          // The storage layer's plain error, which the real server turns into a 500.
+          throw ApiError.unknown("resourceVersion should not be set on objects to be created");
+        }
+        writeResult(response, callback, ops.create(type, route.namespace(), created));
         return;
+      }
       case UPDATE:
         checkBodyType(request);
         writeResult(response, callback, ops.update(type, ns, route.name(),

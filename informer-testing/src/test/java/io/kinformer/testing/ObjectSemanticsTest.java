@@ -60,6 +60,19 @@ class ObjectSemanticsTest {
   }
 
   @Test
+  void create_withAResourceVersion_isRefusedAsTheStorageLayerDoes() {
+    // kube-apiserver's storage refuses it with a plain error, answered as 500 with no reason
+    // ("Error from server: resourceVersion should not be set on objects to be created").
+    Http.Reply r = http.post("/api/v1/namespaces/default/configmaps", "{\"apiVersion\":\"v1\","
+        + "\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"with-rv\",\"resourceVersion\":\"42\"}}");
+    assertThat(r.code()).isEqualTo(500);
+    assertThat(r.body()).isEqualTo("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+        + "\"status\":\"Failure\",\"message\":\"resourceVersion should not be set on objects to "
+        + "be created\",\"code\":500}\n");
+    assertThat(http.get("/api/v1/namespaces/default/configmaps/with-rv").code()).isEqualTo(404);
+  }
+
+  @Test
   void create_inAMissingNamespace_is404() {
     Http.Reply r = http.post("/api/v1/namespaces/nope/configmaps", String.format(CM, "c", "v"));
     assertThat(r.code()).isEqualTo(404);
