@@ -93,11 +93,12 @@ import org.slf4j.LoggerFactory;
  * never run user handlers itself. Lock order: this FIFO's lock, then {@code knownObjects}'s lock.
  *
  * <p>The transform, by contrast, runs on the calling thread <em>before</em> the lock is taken (a
- * deliberate divergence from client-go, which calls it under the lock). It is applied exactly to
- * the objects client-go transforms: each object passed to {@code add}, {@code update}, {@code
- * delete} and {@code replace}, once, including a deleted object whose deletion is then ignored;
- * never to {@code DeletedFinalStateUnknown} tombstones nor to {@code SYNC} objects, which come from
- * {@code knownObjects} and were transformed already. Keys are computed from the objects as given,
+ * deliberate divergence from client-go, which calls it under the lock). It is applied once to
+ * each object passed to {@code add}, {@code update}, {@code delete} and {@code replace}, including
+ * a deleted object whose deletion is then ignored (client-go, which decides under the lock first,
+ * does not transform that one; running outside the lock, we cannot know yet); never to {@code
+ * DeletedFinalStateUnknown} tombstones nor to {@code SYNC} objects, which come from {@code
+ * knownObjects} and were transformed already. Keys are computed from the objects as given,
  * before the transform. {@code replace} computes every key and transform before changing anything,
  * so a bad object or a failing transform leaves the FIFO untouched.
  *
