@@ -137,6 +137,12 @@ final class EnvironmentProxySelector extends ProxySelector {
             socks ? Proxy.Type.SOCKS : Proxy.Type.HTTP,
             InetSocketAddress.createUnresolved(host, port));
     String credential = null;
+    if (rawUserInfo != null && socks) {
+      // The JDK asks only the JVM-wide java.net.Authenticator for SOCKS credentials, which a
+      // library must not set.
+      log.warn("{}: SOCKS proxy credentials are not supported and are not sent; connecting to"
+          + " {}:{} without them", name, host, port);
+    }
     if (rawUserInfo != null && !socks) {
       // Split before decoding, so that an encoded colon (%3A) stays in the user name, as in Go.
       int colon = rawUserInfo.indexOf(':');

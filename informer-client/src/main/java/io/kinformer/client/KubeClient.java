@@ -407,6 +407,12 @@ public final class KubeClient implements AutoCloseable {
             socks ? Proxy.Type.SOCKS : Proxy.Type.HTTP,
             InetSocketAddress.createUnresolved(proxy.getHost(), port)));
     String userInfo = proxy.getUserInfo();
+    if (userInfo != null && socks) {
+      // The JDK asks only the JVM-wide java.net.Authenticator for SOCKS credentials, which a
+      // library must not set.
+      log.warn("proxy-url: SOCKS proxy credentials are not supported and are not sent; connecting"
+          + " to {}:{} without them", proxy.getHost(), port);
+    }
     if (userInfo != null && !socks) {
       int colon = userInfo.indexOf(':');
       String user = colon < 0 ? userInfo : userInfo.substring(0, colon);

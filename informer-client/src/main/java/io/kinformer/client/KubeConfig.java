@@ -186,7 +186,8 @@ public final class KubeConfig {
    * The proxy to reach the server through ({@code http} or {@code socks5}), if the kubeconfig
    * cluster sets {@code proxy-url} or {@link Builder#proxyUrl} was called. Credentials in it
    * ({@code http://user:password@host:port}) are sent as basic {@code Proxy-Authorization} to an
-   * http proxy.
+   * http proxy. Credentials for a {@code socks5} proxy are not supported (the JDK takes them only
+   * from the JVM-wide {@code java.net.Authenticator}): they are not sent, with a WARN.
    *
    * <p>When empty, a {@link KubeClient} does what client-go's {@code http.ProxyFromEnvironment}
    * does, reading the environment when the client is created:

@@ -209,6 +209,22 @@ class KubeClientEnvironmentProxyTest {
   }
 
   @Test
+  void socksProxyFromTheEnvironment_withCredentials_warnsThatTheyAreNotSent() throws Exception {
+    env.put("HTTPS_PROXY", "socks5://sam:env-socks-pw-51c0@socks-proxy:1081");
+    EnvironmentProxySelector[] selector = new EnvironmentProxySelector[1];
+
+    String log = LogCapture.stderrOf(
+        () -> selector[0] = EnvironmentProxySelector.fromEnvironment(env()));
+
+    assertThat(selector[0].select(URI.create("https://kube.example.com:6443/api")))
+        .singleElement()
+        .satisfies(p -> assertThat(p.type()).isEqualTo(Proxy.Type.SOCKS));
+    assertThat(log).contains("WARN").contains("HTTPS_PROXY")
+        .contains("SOCKS proxy credentials are not supported").contains("socks-proxy:1081")
+        .doesNotContain("env-socks-pw-51c0");
+  }
+
+  @Test
   void selector_choosesByScheme_andHonoursNoProxy() {
     env.put("HTTPS_PROXY", "http://secure-proxy:3128");
     env.put("HTTP_PROXY", "socks5://plain-proxy");
@@ -265,8 +281,8 @@ class KubeClientEnvironmentProxyTest {
   }
 
   @Test
-  void unsupportedOrBrokenValue_isIgnoredWithAWarningThatHidesTheValue() {
-    String err = captureStderr(() -> {
+  void unsupportedOrBrokenValue_isIgnoredWithAWarningThatHidesTheValue() throws Exception {
+    String err = LogCapture.stderrOf(() -> {
       env.put("HTTPS_PROXY", "https://bob:" + PASSWORD + "@secure-proxy:3128");
       env.put("HTTP_PROXY", "http://bob:" + PASSWORD + "@[not-a-host");
       assertThat(EnvironmentProxySelector.fromEnvironment(env())).isNull();
@@ -280,7 +296,7 @@ class KubeClientEnvironmentProxyTest {
     proxy.enqueue(new MockResponse(200, Headers.of(), "{}"));
     env.put("HTTP_PROXY", "http://bob:" + PASSWORD + "@localhost:" + proxy.getPort());
     env.put("HTTPS_PROXY", "bob:" + PASSWORD + "@localhost:" + proxy.getPort());
-    String err = captureStderr(() -> {
+    String err = LogCapture.stderrOf(() -> {
       try (KubeClient client =
               client(KubeConfig.builder().server("http://kube.example.invalid").build());
           Response r = KubeClientTest.get(client, "/api")) {
@@ -299,17 +315,5 @@ class KubeClientEnvironmentProxyTest {
         .contains("goes through proxy localhost:" + proxy.getPort() + " from HTTP_PROXY")
         .doesNotContain(PASSWORD)
         .doesNotContain("bob:");
-  }
-
-  private static String captureStderr(Runnable action) {
-    PrintStream original = System.err;
-    ByteArrayOutputStream captured = new ByteArrayOutputStream();
-    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-    try {
-      action.run();
-    } finally {
-      System.setErr(original);
-    }
-    return captured.toString(StandardCharsets.UTF_8);
   }
 }

@@ -78,6 +78,29 @@ class KubeClientProxyTest {
     }
   }
 
+  @Test
+  void socks5ProxyUrl_withCredentials_warnsThatTheyAreNotSent_andNeverLogsThem() throws Exception {
+    server.enqueue(new MockResponse(200, Headers.of(), "{}"));
+    try (Socks5Server socks = new Socks5Server()) {
+      KubeConfig config =
+          KubeConfig.builder()
+              .server("http://localhost:" + server.getPort())
+              .proxyUrl("socks5://sam:socks-pw-8d1e@localhost:" + socks.port())
+              .build();
+
+      String log = LogCapture.stderrOf(() -> {
+        try (KubeClient client = KubeClient.create(config);
+            Response r = KubeClientTest.get(client, "/api")) {
+          assertThat(r.code()).isEqualTo(200);
+        }
+      });
+
+      assertThat(log).contains("WARN").contains("SOCKS proxy credentials are not supported")
+          .contains("localhost:" + socks.port()).doesNotContain("socks-pw-8d1e");
+      assertThat(socks.targets()).containsExactly("localhost:" + server.getPort());
+    }
+  }
+
   /**
    * A SOCKS5 server just big enough for the test: no authentication, CONNECT only, one connection
    * at a time relayed by two daemon threads. Every thread ends when its sockets close.
