@@ -448,7 +448,8 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
         T old = indexer.upsert(obj);
         if (old != null) {
           // Same resourceVersion: a resync (periodic, or a relist that found it unchanged). Only
-          // handlers due for a resync get it; real changes go to everyone.
+          // handlers due for a resync get it (all of them before the first resync check, see
+          // SharedProcessor.addListener); real changes go to everyone.
           boolean isSync = Objects.equals(resourceVersion(old), resourceVersion(obj));
           processor.distribute(new Notification.Update<>(old, obj), isSync);
         } else {

@@ -41,7 +41,9 @@ public interface ResourceEventHandler<T> {
 
   /**
    * An object changed; also called, with the same object twice, for a periodic resync, and after a
-   * relist for objects whose resourceVersion changed while the watch was down.
+   * relist: for objects whose resourceVersion changed while the watch was down, and for objects
+   * whose resourceVersion did not change (a resync: two equal states with the same
+   * resourceVersion; see {@link SharedIndexInformer} for which handlers get it).
    *
    * @param oldObj the previous state in the cache
    * @param newObj the new state

@@ -34,9 +34,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Resync: a handler registered with a resync period gets {@code onUpdate(obj, obj)} for every
  * cached object about once per period. After a relist, objects whose resourceVersion did not change
- * are delivered as resyncs too (only to handlers due for one); objects that changed are delivered
- * to everyone as updates, and objects that vanished as deletions with {@code finalStateUnknown =
- * true}.
+ * are delivered as resyncs too ({@code onUpdate} with the same resourceVersion on both sides): as in
+ * client-go, to every handler until the informer's first resync check (so always when no handler
+ * has a resync period), then to the handlers found due at the last check and those added since.
+ * Objects that changed are delivered to everyone as updates, and objects that vanished as
+ * deletions with {@code finalStateUnknown = true}.
  *
  * <h2>Lifecycle</h2>
  *
@@ -74,8 +76,11 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
 
   /**
    * Registers a handler that also wants a resync every {@code resyncPeriod} (zero: never). Periods
-   * under one second are raised to one second. Once the informer runs, a period shorter than the
-   * informer's resync check period is raised to it.
+   * under one second are raised to one second. Before start, the informer's resync check period is
+   * lowered to the shortest period asked for. Once the informer runs, a period shorter than the
+   * informer's resync check period is raised to it, and if the informer was started without any
+   * resync (a zero default and no handler with a period), the handler is never resynced (a WARN
+   * says so).
    *
    * @throws IllegalStateException if the informer is closed
    */
