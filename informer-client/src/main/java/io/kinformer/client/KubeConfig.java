@@ -41,8 +41,11 @@ import org.jspecify.annotations.Nullable;
  * <p>Files named by the configuration (CA, client certificate and key) are read when a {@link
  * KubeClient} is created; a token file is re-read while the client runs, so a rotated token is
  * picked up, and so are client certificate and key files when they change on disk (checked at
- * most every few seconds, when a connection is made; connections already open keep the
- * certificate they were made with until they close). Errors are {@link KubeConfigException}s that name the file and field at fault.
+ * most every 5 s, before requests and when a connection is made). After such a reload the
+ * connections made with the previous certificate are closed, as client-go does: requests in
+ * flight on them fail with an I/O error (an informer's watch reconnects at once), and new
+ * connections present the new certificate. Errors are {@link KubeConfigException}s that name the
+ * file and field at fault.
  *
  * <p>{@link #toString()} never shows a token, password or key.
  *
