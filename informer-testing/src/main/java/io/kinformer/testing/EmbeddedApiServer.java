@@ -44,8 +44,8 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * An in-process Kubernetes API server over real HTTP, for tests, examples and benchmarks.
  *
- * <p>It reproduces what kube-apiserver does for list, watch and CRUD (see {@code
- * shared/PROTOCOL.md} and the transcripts): one cluster-wide resourceVersion, paging with
+ * <p>It reproduces what kube-apiserver does for list, watch and CRUD (as recorded from a real
+ * kube-apiserver; see informer-testing/README.md): one cluster-wide resourceVersion, paging with
  * continue tokens at a consistent RV, the RV semantics of list and watch, bookmarks, streaming
  * lists, finalizers, Status error bodies and discovery good enough for kubectl. Objects are stored
  * generically, so any resource works once registered.
