@@ -61,11 +61,14 @@ final class EnvironmentProxySelector extends ProxySelector {
    */
   static @Nullable EnvironmentProxySelector fromEnvironment(
       Function<String, @Nullable String> env) {
-    Target https = target(env, "HTTPS_PROXY");
-    Target http = target(env, "HTTP_PROXY");
-    if (https == null && http == null) {
+    if (variable(env, "HTTPS_PROXY") == null && variable(env, "HTTP_PROXY") == null) {
       return null;
     }
+    // A variable that is set but cannot be used is ignored (with a WARN): its scheme is then
+    // reached directly, not through the JVM's default selector, which applies only when neither
+    // variable is set.
+    Target https = target(env, "HTTPS_PROXY");
+    Target http = target(env, "HTTP_PROXY");
     String noProxyName = variable(env, "NO_PROXY");
     NoProxy noProxy = noProxyName == null ? NoProxy.EMPTY : NoProxy.parse(env.apply(noProxyName));
     return new EnvironmentProxySelector(https, http, noProxy);

@@ -200,8 +200,10 @@ public final class KubeConfig {
    *       http} servers through {@code HTTP_PROXY} (else {@code http_proxy}); the upper-case name
    *       wins, an empty value counts as unset, and neither stands in for the other;
    *   <li>a value without a scheme ({@code proxy.corp:3128}) is an {@code http://} proxy; {@code
-   *       socks5://} works too; an {@code https://} proxy is not supported and is ignored with a
-   *       WARN; credentials are handled as for {@code proxy-url};
+   *       socks5://} works too; an {@code https://} proxy (or a value that is not a URL) is not
+   *       supported and is ignored with a WARN: servers of that scheme are then reached directly,
+   *       not through the JVM's default selector; credentials are handled as for {@code
+   *       proxy-url};
    *   <li>{@code NO_PROXY} (else {@code no_proxy}), a comma-separated list, names what is reached
    *       directly: {@code *} (everything), IP addresses, CIDR ranges ({@code 10.0.0.0/8}), and
    *       domains: {@code example.com} matches it and its subdomains, {@code .example.com} (or

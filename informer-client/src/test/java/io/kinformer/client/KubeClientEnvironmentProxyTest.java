@@ -285,7 +285,13 @@ class KubeClientEnvironmentProxyTest {
     String err = LogCapture.stderrOf(() -> {
       env.put("HTTPS_PROXY", "https://bob:" + PASSWORD + "@secure-proxy:3128");
       env.put("HTTP_PROXY", "http://bob:" + PASSWORD + "@[not-a-host");
-      assertThat(EnvironmentProxySelector.fromEnvironment(env())).isNull();
+      EnvironmentProxySelector selector = EnvironmentProxySelector.fromEnvironment(env());
+      // Set but unusable: reached directly, not through the JVM's default selector.
+      assertThat(selector).isNotNull();
+      assertThat(selector.select(URI.create("https://kube.example.com:6443/api")))
+          .containsExactly(Proxy.NO_PROXY);
+      assertThat(selector.select(URI.create("http://kube.example.com/api")))
+          .containsExactly(Proxy.NO_PROXY);
     });
     assertThat(err).contains("ignoring HTTPS_PROXY").contains("ignoring HTTP_PROXY");
     assertThat(err).doesNotContain(PASSWORD).doesNotContain("secure-proxy");
