@@ -97,12 +97,7 @@ class ClientCertificateRotationTest {
   /** One request on a new connection; the common name of the client certificate it presented. */
   private static String presented(KubeClient client, MockWebServer server) throws Exception {
     client.httpClient().connectionPool().evictAll();
-    try (Response r = KubeClientTest.get(client, "/version")) {
-      assertThat(r.code()).isEqualTo(200);
-    }
-    RecordedRequest request = server.takeRequest(5, TimeUnit.SECONDS);
-    assertThat(request).isNotNull();
-    return request.getHandshake().peerPrincipal().getName();
+    return presentedReusing(client, server);
   }
 
   @Test
