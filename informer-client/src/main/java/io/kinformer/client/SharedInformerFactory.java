@@ -322,18 +322,22 @@ public final class SharedInformerFactory implements AutoCloseable {
 
   /**
    * Closes every informer and the delivery threads, and returns once none of their threads runs.
-   * The {@link KubeClient} stays open (it is the caller's). Idempotent.
+   * The {@link KubeClient} stays open (it is the caller's). Idempotent, and as client-go's {@code
+   * Shutdown}, every call returns only once everything has stopped, also when calls overlap: a
+   * second call waits for the first one's work instead of returning at once. Called from a handler
+   * (or a watch error handler), it does not wait for the call it is made from.
    */
   @Override
   public void close() {
     List<SharedIndexInformer<?>> all;
     synchronized (lock) {
-      if (closed) {
-        return;
-      }
       closed = true;
       all = new ArrayList<>(informers.values());
     }
+    // Every call does the whole work: each step is idempotent, and a repeated step waits for the
+    // one in progress (an informer's second close() waits for its first, except on that
+    // informer's own threads; the pool's awaitTermination on one of its workers waits for the
+    // others only), so no call returns early and none waits for itself.
     for (SharedIndexInformer<?> i : all) {
       i.close();
     }

@@ -389,6 +389,53 @@ class SharedInformerFactoryTest {
   }
 
   @Test
+  void close_calledTwiceConcurrently_secondCallReturnsOnlyOnceEverythingStopped() throws Exception {
+    client.resources(ConfigMap.class).inNamespace("default")
+        .create(new ConfigMapBuilder().withNewMetadata().withName("slow").endMetadata().build());
+    factory = SharedInformerFactory.builder(client).build();
+    SharedIndexInformer<ConfigMap> cms = factory.informerFor(ConfigMap.class);
+    java.util.concurrent.CountDownLatch inHandler = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicBoolean handlerReturned =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    cms.addEventHandler(
+        new ResourceEventHandler<ConfigMap>() {
+          @Override
+          public void onAdd(ConfigMap obj, boolean isInInitialList) {
+            inHandler.countDown();
+            try {
+              release.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            handlerReturned.set(true);
+          }
+        });
+    factory.start();
+    assertThat(inHandler.await(20, TimeUnit.SECONDS)).isTrue();
+
+    CompletableFuture<Void> first = CompletableFuture.runAsync(factory::close);
+    await().until(cms::isStopped); // the first close() is waiting for the handler
+    CompletableFuture<Boolean> second = new CompletableFuture<>();
+    Thread secondCaller = new Thread(() -> {
+      factory.close();
+      second.complete(handlerReturned.get());
+    }, "second-close");
+    secondCaller.start();
+    await().until(() -> second.isDone()
+        || secondCaller.getState() == Thread.State.WAITING
+        || secondCaller.getState() == Thread.State.TIMED_WAITING);
+    release.countDown();
+
+    // client-go: "Shutdown may be called multiple times, even concurrently. All such calls will
+    // block until all goroutines have terminated."
+    assertThat(second.get(30, TimeUnit.SECONDS))
+        .as("the second close() returned while a handler of the factory was still running")
+        .isTrue();
+    first.get(30, TimeUnit.SECONDS);
+  }
+
+  @Test
   void informers_deliverOnOneSharedPool_withFewerThreadsThanHandlers() {
     for (int i = 0; i < 5; i++) {
       client.resources(Pod.class).inNamespace("default").create(pod("default", "p" + i, Map.of()));
