@@ -197,18 +197,17 @@ public final class SharedInformerFactory implements AutoCloseable {
       if (existing != null) {
         return existing;
       }
-      SharedIndexInformer<T> created = create(type, effective);
+      SharedIndexInformer<T> created = create(type, effective, uniqueNameLocked(type, effective));
       informers.put(key, created);
       return created;
     }
   }
 
   private <T extends HasMetadata> SharedIndexInformer<T> create(
-      ResourceType<T> type, InformerOptions options) {
+      ResourceType<T> type, InformerOptions options, String name) {
     ResourceClient<T> resources = client.resources(type);
     resources = options.namespace() != null ? resources.inNamespace(options.namespace()) : resources.inAnyNamespace();
     resources = resources.withLabelSelector(options.labelSelector()).withFieldSelector(options.fieldSelector());
-    String name = informerName(type, options);
     Duration resync = resyncByResource.getOrDefault(type.gvr(), defaultResync);
     SharedIndexInformer<T> informer =
         SharedIndexInformer.builder(name, resources.listerWatcher())
@@ -229,10 +228,36 @@ public final class SharedInformerFactory implements AutoCloseable {
     return informer;
   }
 
+  /**
+   * The informer's name, unique in this factory: it keys {@link #informers()} and {@link
+   * #waitForCacheSyncByInformer}, and names threads. A typed and a dynamic informer of the same
+   * resource are told apart by {@code (dynamic)}; any other clash (two model classes of one
+   * resource) by a {@code #N} suffix.
+   */
+  private String uniqueNameLocked(ResourceType<?> type, InformerOptions o) {
+    String base = informerName(type, o);
+    String name = base;
+    for (int n = 2; nameTakenLocked(name); n++) {
+      name = base + "#" + n;
+    }
+    return name;
+  }
+
+  private boolean nameTakenLocked(String name) {
+    for (SharedIndexInformer<?> i : informers.values()) {
+      if (i.name().equals(name)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static String informerName(ResourceType<?> type, InformerOptions o) {
     StringBuilder sb = new StringBuilder(type.gvr().toString());
     if (type.isMetadataOnly()) {
       sb.append("(metadata)");
+    } else if (type.javaType() == GenericKubernetesResource.class) {
+      sb.append("(dynamic)");
     }
     if (o.namespace() != null) {
       sb.append('@').append(o.namespace());
@@ -281,7 +306,7 @@ public final class SharedInformerFactory implements AutoCloseable {
    * @return true if all synced within {@code timeout}
    */
   public boolean waitForCacheSync(Duration timeout) {
-    return !waitForCacheSyncByInformer(timeout).containsValue(Boolean.FALSE);
+    return Informers.waitForCacheSync(timeout, startedInformers());
   }
 
   /**
@@ -290,6 +315,16 @@ public final class SharedInformerFactory implements AutoCloseable {
    * @return each started informer's name and whether it synced in time
    */
   public Map<String, Boolean> waitForCacheSyncByInformer(Duration timeout) {
+    SharedIndexInformer<?>[] started = startedInformers();
+    Informers.waitForCacheSync(timeout, started);
+    Map<String, Boolean> result = new LinkedHashMap<>();
+    for (SharedIndexInformer<?> i : started) {
+      result.put(i.name(), i.hasSynced());
+    }
+    return result;
+  }
+
+  private SharedIndexInformer<?>[] startedInformers() {
     List<SharedIndexInformer<?>> started = new ArrayList<>();
     synchronized (lock) {
       for (SharedIndexInformer<?> i : informers.values()) {
@@ -298,12 +333,7 @@ public final class SharedInformerFactory implements AutoCloseable {
         }
       }
     }
-    Informers.waitForCacheSync(timeout, started.toArray(SharedIndexInformer<?>[]::new));
-    Map<String, Boolean> result = new LinkedHashMap<>();
-    for (SharedIndexInformer<?> i : started) {
-      result.put(i.name(), i.hasSynced());
-    }
-    return result;
+    return started.toArray(SharedIndexInformer<?>[]::new);
   }
 
   /** The informers created so far, by name; an unmodifiable snapshot. */

@@ -128,6 +128,25 @@ class SharedInformerFactoryTest {
   }
 
   @Test
+  void typedAndDynamicInformersOfOneResource_areEachReportedBySyncAndListedByName() {
+    factory = SharedInformerFactory.builder(client).build();
+    SharedIndexInformer<Pod> typed = factory.informerFor(Pod.class);
+    SharedIndexInformer<GenericKubernetesResource> dynamic =
+        factory.informerFor(GroupVersionResource.of("", "v1", "pods"));
+    assertThat(typed).isNotSameAs(dynamic);
+    assertThat(typed.name()).isNotEqualTo(dynamic.name());
+
+    factory.start();
+    // client-go keys WaitForCacheSync's result by type: one entry per informer. Keyed by a shared
+    // name, one informer's result overwrote the other's (an unsynced cache could read as synced).
+    assertThat(factory.waitForCacheSyncByInformer(Duration.ofSeconds(20)))
+        .hasSize(2)
+        .containsOnlyKeys(typed.name(), dynamic.name())
+        .doesNotContainValue(false);
+    assertThat(factory.informers()).hasSize(2).containsValues(typed, dynamic);
+  }
+
+  @Test
   void typedInformer_syncsAndFollowsCreatesUpdatesDeletes() {
     ResourceClient<Pod> pods = client.resources(Pod.class).inNamespace("default");
     pods.create(pod("default", "before", Map.of("app", "web")));
