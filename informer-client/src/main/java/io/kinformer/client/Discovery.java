@@ -14,7 +14,8 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * Looks up a resource's kind and scope in the server's discovery documents ({@code /api/v1},
- * {@code /apis/{group}/{version}}), once per group-version. Thread-safe.
+ * {@code /apis/{group}/{version}}), once per group-version, and again when a resource is not in the
+ * cached document. Thread-safe.
  */
 final class Discovery {
 
@@ -35,6 +36,14 @@ final class Discovery {
   Resource resource(GroupVersionResource gvr) {
     Map<String, Resource> resources = byGroupVersion.computeIfAbsent(gvr.apiVersion(), gv -> fetch(gvr));
     Resource r = resources.get(gvr.resource());
+    if (r == null) {
+      // The cached document may predate the resource (a CRD installed later into a group-version
+      // already looked up): ask again before saying no, as client-go's deferred discovery mapper
+      // resets its cache on a miss.
+      resources = fetch(gvr);
+      byGroupVersion.put(gvr.apiVersion(), resources);
+      r = resources.get(gvr.resource());
+    }
     if (r == null) {
       throw new ApiException(404, "NotFound", "the server has no resource " + gvr, null, List.of(), false);
     }

@@ -195,6 +195,27 @@ class SharedInformerFactoryTest {
   }
 
   @Test
+  void dynamicInformer_forAResourceAddedLaterToAGroupVersionAlreadyDiscovered() {
+    factory = SharedInformerFactory.builder(client).build();
+    factory.informerFor(GroupVersionResource.of("example.com", "v1", "widgets"));
+    // A second CRD of the same group-version, installed after the first discovery.
+    server.register(ServedResource.namespaced("example.com", "v1", "Gadget", "gadgets"));
+    client.resources(ResourceType.dynamic(
+            GroupVersionResource.of("example.com", "v1", "gadgets"), "Gadget", true))
+        .inNamespace("default")
+        .create(new GenericKubernetesResourceBuilder()
+            .withApiVersion("example.com/v1").withKind("Gadget")
+            .withNewMetadata().withName("g1").withNamespace("default").endMetadata()
+            .build());
+
+    SharedIndexInformer<GenericKubernetesResource> gadgets =
+        factory.informerFor(GroupVersionResource.of("example.com", "v1", "gadgets"));
+    factory.start();
+    assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
+    assertThat(gadgets.getIndexer().listKeys()).containsExactly("default/g1");
+  }
+
+  @Test
   void metadataInformer_cachesOnlyMetadata() {
     client
         .resources(ConfigMap.class)
