@@ -34,8 +34,9 @@ import tools.jackson.databind.json.JsonMapper;
  * GenericKubernetesResource}) or metadata-only ({@code PartialObjectMetadata}, reads and deletes
  * only).
  *
- * <p>Clients are immutable: {@link #inNamespace(String)}, {@link #withLabelSelector(String)} and
- * friends return a new client sharing the same connection pool. A namespaced resource with no
+ * <p>Clients are immutable: {@link #inNamespace(String)}, {@link #withLabelSelector(String)},
+ * {@link #withFieldManager(String)}, {@link #withDryRun(boolean)} and friends return a new client
+ * sharing the same connection pool. A namespaced resource with no
  * namespace chosen lists and watches all namespaces, and takes the namespace of single-object
  * requests from the object ({@code create}, {@code update}) or refuses them ({@code get}, {@code
  * patch}, {@code delete} by name).
@@ -63,18 +64,24 @@ public final class ResourceClient<T extends HasMetadata> {
   private final @Nullable String namespace;
   private final @Nullable String labelSelector;
   private final @Nullable String fieldSelector;
+  private final @Nullable String fieldManager;
+  private final boolean dryRun;
 
   private ResourceClient(
       HttpCalls calls,
       ResourceType<T> type,
       @Nullable String namespace,
       @Nullable String labelSelector,
-      @Nullable String fieldSelector) {
+      @Nullable String fieldSelector,
+      @Nullable String fieldManager,
+      boolean dryRun) {
     this.calls = calls;
     this.type = type;
     this.namespace = namespace;
     this.labelSelector = labelSelector;
     this.fieldSelector = fieldSelector;
+    this.fieldManager = fieldManager;
+    this.dryRun = dryRun;
   }
 
   /**
@@ -118,7 +125,7 @@ public final class ResourceClient<T extends HasMetadata> {
   static <T extends HasMetadata> ResourceClient<T> create(HttpCalls calls, ResourceType<T> type) {
     return new ResourceClient<>(
         Objects.requireNonNull(calls, "calls"), Objects.requireNonNull(type, "type"), null, null,
-        null);
+        null, null, false);
   }
 
   /** The resource this client talks to. */
@@ -145,12 +152,13 @@ public final class ResourceClient<T extends HasMetadata> {
       throw new IllegalArgumentException(
           "resource " + type.gvr() + " is cluster-scoped; cannot use namespace " + ns);
     }
-    return new ResourceClient<>(calls, type, ns, labelSelector, fieldSelector);
+    return new ResourceClient<>(calls, type, ns, labelSelector, fieldSelector, fieldManager, dryRun);
   }
 
   /** A client for all namespaces (lists and watches span them). */
   public ResourceClient<T> inAnyNamespace() {
-    return new ResourceClient<>(calls, type, null, labelSelector, fieldSelector);
+    return new ResourceClient<>(
+        calls, type, null, labelSelector, fieldSelector, fieldManager, dryRun);
   }
 
   /**
@@ -158,7 +166,8 @@ public final class ResourceClient<T extends HasMetadata> {
    * null removes it.
    */
   public ResourceClient<T> withLabelSelector(@Nullable String selector) {
-    return new ResourceClient<>(calls, type, namespace, emptyToNull(selector), fieldSelector);
+    return new ResourceClient<>(
+        calls, type, namespace, emptyToNull(selector), fieldSelector, fieldManager, dryRun);
   }
 
   /**
@@ -166,7 +175,39 @@ public final class ResourceClient<T extends HasMetadata> {
    * null removes it.
    */
   public ResourceClient<T> withFieldSelector(@Nullable String selector) {
-    return new ResourceClient<>(calls, type, namespace, labelSelector, emptyToNull(selector));
+    return new ResourceClient<>(
+        calls, type, namespace, labelSelector, emptyToNull(selector), fieldManager, dryRun);
+  }
+
+  /**
+   * A client whose create, update, updateStatus and patch calls name {@code fieldManager} as the
+   * manager of the fields they set (the {@code fieldManager} query parameter of client-go's {@code
+   * CreateOptions}, {@code UpdateOptions} and {@code PatchOptions}); null removes it. The {@code
+   * apply} calls keep the manager they are given.
+   *
+   * <p>Thread safety: returns a new immutable client; this one is unchanged.
+   *
+   * @throws IllegalArgumentException if {@code fieldManager} is empty
+   */
+  public ResourceClient<T> withFieldManager(@Nullable String fieldManager) {
+    if (fieldManager != null && fieldManager.isEmpty()) {
+      throw new IllegalArgumentException("fieldManager must not be empty (null removes it)");
+    }
+    return new ResourceClient<>(
+        calls, type, namespace, labelSelector, fieldSelector, fieldManager, dryRun);
+  }
+
+  /**
+   * A client whose writes (create, update, updateStatus, patch, apply, delete) are dry runs when
+   * {@code dryRun} is true: the server validates and admits them and answers as if it had written,
+   * but persists nothing ({@code dryRun=All}, client-go's {@code metav1.DryRunAll}). Reads,
+   * lists and watches are unaffected.
+   *
+   * <p>Thread safety: returns a new immutable client; this one is unchanged.
+   */
+  public ResourceClient<T> withDryRun(boolean dryRun) {
+    return new ResourceClient<>(
+        calls, type, namespace, labelSelector, fieldSelector, fieldManager, dryRun);
   }
 
   /**
@@ -259,7 +300,7 @@ public final class ResourceClient<T extends HasMetadata> {
   public T create(T object) {
     requireWritable("create");
     String ns = namespaceFor(object);
-    HttpUrl url = HttpPaths.collection(calls.baseUrl(), type, ns).build();
+    HttpUrl url = writeQuery(HttpPaths.collection(calls.baseUrl(), type, ns), true).build();
     return send(newRequest(url).post(jsonBody(object)).build());
   }
 
@@ -271,14 +312,14 @@ public final class ResourceClient<T extends HasMetadata> {
    */
   public T update(T object) {
     requireWritable("update");
-    HttpUrl url = objectUrl(namespaceFor(object), nameOf(object), null);
+    HttpUrl url = writeUrl(namespaceFor(object), nameOf(object), null, true);
     return send(newRequest(url).put(jsonBody(object)).build());
   }
 
   /** Replaces an object's {@code status} subresource (PUT {@code .../status}). */
   public T updateStatus(T object) {
     requireWritable("updateStatus");
-    HttpUrl url = objectUrl(namespaceFor(object), nameOf(object), "status");
+    HttpUrl url = writeUrl(namespaceFor(object), nameOf(object), "status", true);
     return send(newRequest(url).put(jsonBody(object)).build());
   }
 
@@ -303,7 +344,7 @@ public final class ResourceClient<T extends HasMetadata> {
       throw new IllegalArgumentException(
           "server-side apply needs a field manager: use apply(name, body, fieldManager, force)");
     }
-    HttpUrl url = objectUrl(requireNamespace("patch"), name, subresource);
+    HttpUrl url = writeUrl(requireNamespace("patch"), name, subresource, true);
     RequestBody body = RequestBody.create(patch, MediaType.get(patchType.contentType()));
     return send(newRequest(url).patch(body).build());
   }
@@ -352,7 +393,7 @@ public final class ResourceClient<T extends HasMetadata> {
    * @return true if the server accepted the deletion, false if there was no such object (404)
    */
   public boolean delete(String name, @Nullable DeleteOptions options) {
-    HttpUrl url = objectUrl(requireNamespace("delete"), name, null);
+    HttpUrl url = writeUrl(requireNamespace("delete"), name, null, false);
     Request.Builder b = newRequest(url);
     if (options == null) {
       b.delete();
@@ -390,6 +431,7 @@ public final class ResourceClient<T extends HasMetadata> {
     if (force) {
       url.addQueryParameter("force", "true");
     }
+    writeQuery(url, false);
     RequestBody body =
         RequestBody.create(document, MediaType.get(PatchType.APPLY.contentType()));
     return newRequest(url.build()).patch(body).build();
@@ -425,6 +467,25 @@ public final class ResourceClient<T extends HasMetadata> {
 
   private RequestBody jsonBody(T object) {
     return RequestBody.create(calls.mapper().writeValueAsBytes(object), JSON);
+  }
+
+  /** The URL of a write to one object, with this client's dry-run and field manager. */
+  private HttpUrl writeUrl(
+      @Nullable String ns, String name, @Nullable String subresource, boolean withFieldManager) {
+    return writeQuery(
+            HttpPaths.object(calls.baseUrl(), type, ns, requireName(name), subresource),
+            withFieldManager)
+        .build();
+  }
+
+  private HttpUrl.Builder writeQuery(HttpUrl.Builder url, boolean withFieldManager) {
+    if (dryRun) {
+      url.addQueryParameter("dryRun", "All");
+    }
+    if (withFieldManager && fieldManager != null) {
+      url.addQueryParameter("fieldManager", fieldManager);
+    }
+    return url;
   }
 
   private HttpUrl objectUrl(@Nullable String ns, String name, @Nullable String subresource) {

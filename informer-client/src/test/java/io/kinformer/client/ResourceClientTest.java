@@ -402,6 +402,45 @@ class ResourceClientTest {
   }
 
   @Test
+  void withFieldManagerAndDryRun_areSentOnEveryWrite_andNotOnReads() throws Exception {
+    for (int i = 0; i < 4; i++) {
+      server.enqueue(json(200, POD_A));
+    }
+    server.enqueue(json(200, "{\"kind\":\"Status\",\"status\":\"Success\"}"));
+    server.enqueue(json(200, POD_A));
+    server.enqueue(json(200, POD_A));
+    ResourceClient<Pod> c = pods().withFieldManager("my-controller").withDryRun(true);
+    Pod a = pod("a");
+
+    c.create(a);
+    c.update(a);
+    c.updateStatus(a);
+    c.patch("a", PatchType.JSON_MERGE, "{}");
+    c.delete("a");
+    c.apply("a", "{}", "applier", false);
+    c.get("a");
+
+    for (String verb : List.of("POST", "PUT", "PUT", "PATCH")) {
+      RecordedRequest r = take();
+      assertThat(r.getMethod()).isEqualTo(verb);
+      assertThat(r.getUrl().queryParameterValues("dryRun")).containsExactly("All");
+      assertThat(r.getUrl().queryParameterValues("fieldManager")).containsExactly("my-controller");
+    }
+    RecordedRequest delete = take();
+    assertThat(delete.getUrl().queryParameterValues("dryRun")).containsExactly("All");
+    assertThat(delete.getUrl().queryParameter("fieldManager")).isNull();
+    RecordedRequest apply = take();
+    assertThat(apply.getUrl().queryParameterValues("dryRun")).containsExactly("All");
+    assertThat(apply.getUrl().queryParameterValues("fieldManager")).containsExactly("applier");
+    RecordedRequest get = take();
+    assertThat(get.getUrl().query()).isNull();
+
+    server.enqueue(json(201, POD_A));
+    pods().create(a);
+    assertThat(take().getUrl().query()).as("the original client is unchanged").isNull();
+  }
+
+  @Test
   void delete_plain_sendsDeleteWithoutBody() throws Exception {
     server.enqueue(json(200, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Success\"}"));
 
