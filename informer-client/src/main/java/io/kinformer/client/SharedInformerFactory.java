@@ -102,12 +102,24 @@ public final class SharedInformerFactory implements AutoCloseable {
    * <p>Thread safety: immutable.
    *
    * @param namespace the namespace to watch, or null for all namespaces (ignored for
-   *     cluster-scoped resources)
-   * @param labelSelector a label selector, or null
-   * @param fieldSelector a field selector, or null
+   *     cluster-scoped resources); {@code ""} also means all namespaces, as client-go's {@code
+   *     metav1.NamespaceAll}, and is stored as null
+   * @param labelSelector a label selector, or null; {@code ""} (select everything) is stored as null
+   * @param fieldSelector a field selector, or null; {@code ""} is stored as null
    */
   public record InformerOptions(
       @Nullable String namespace, @Nullable String labelSelector, @Nullable String fieldSelector) {
+
+    /** Stores empty strings as null, so that equal listings share one informer. */
+    public InformerOptions {
+      namespace = emptyToNull(namespace);
+      labelSelector = emptyToNull(labelSelector);
+      fieldSelector = emptyToNull(fieldSelector);
+    }
+
+    private static @Nullable String emptyToNull(@Nullable String s) {
+      return s == null || s.isEmpty() ? null : s;
+    }
 
     /** All namespaces, no selectors. */
     public static InformerOptions all() {
@@ -419,11 +431,12 @@ public final class SharedInformerFactory implements AutoCloseable {
       return this;
     }
 
-    /** Informers requested without options watch only this namespace. Default: all. */
+    /**
+     * Informers requested without options watch only this namespace (client-go's {@code
+     * WithNamespace}). Default, and {@code ""} ({@code metav1.NamespaceAll}): all namespaces.
+     */
     public Builder namespace(String namespace) {
-      if (namespace.isEmpty()) {
-        throw new IllegalArgumentException("namespace must not be empty");
-      }
+      Objects.requireNonNull(namespace, "namespace");
       this.defaultOptions = new InformerOptions(namespace, defaultOptions.labelSelector(), defaultOptions.fieldSelector());
       return this;
     }

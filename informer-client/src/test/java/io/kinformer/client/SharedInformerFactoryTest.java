@@ -147,6 +147,21 @@ class SharedInformerFactoryTest {
   }
 
   @Test
+  void emptyNamespaceAndSelectors_meanAll_asClientGosNamespaceAll_andShareOneInformer() {
+    client.resources(Pod.class).inNamespace("default").create(pod("default", "a", Map.of()));
+    // A controller passing its --namespace flag through, empty for "all namespaces".
+    factory = SharedInformerFactory.builder(client).namespace("").build();
+    SharedIndexInformer<Pod> pods = factory.informerFor(Pod.class);
+    assertThat(factory.informerFor(Pod.class, new SharedInformerFactory.InformerOptions("", "", "")))
+        .isSameAs(pods)
+        .isSameAs(factory.informerFor(Pod.class, SharedInformerFactory.InformerOptions.all()));
+
+    factory.start();
+    assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
+    assertThat(pods.getIndexer().listKeys()).contains("default/a");
+  }
+
+  @Test
   void typedInformer_syncsAndFollowsCreatesUpdatesDeletes() {
     ResourceClient<Pod> pods = client.resources(Pod.class).inNamespace("default");
     pods.create(pod("default", "before", Map.of("app", "web")));
