@@ -88,8 +88,10 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
       ResourceEventHandler<? super T> handler, Duration resyncPeriod);
 
   /**
-   * Unregisters a handler: no call to it starts after this returns; its pending notifications are
-   * dropped. Idempotent.
+   * Unregisters a handler: its pending notifications are dropped and no new ones are queued for
+   * it. It does not wait for the handler: a call in progress, or one whose notification its
+   * delivery thread had already taken, still runs to its end (as with client-go's {@code
+   * RemoveEventHandler}); see {@link ResourceEventHandlerRegistration#close()}. Idempotent.
    *
    * @throws IllegalArgumentException if the registration is not from this informer
    */
