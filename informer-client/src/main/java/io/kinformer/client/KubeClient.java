@@ -291,7 +291,8 @@ public final class KubeClient implements AutoCloseable {
 
   /**
    * A dynamic REST client for any resource, objects as {@link GenericKubernetesResource}; its kind
-   * and scope are looked up by API discovery (once per group-version).
+   * and scope are looked up by API discovery (once per group-version, again for a resource the
+   * cached answer lacks).
    *
    * @throws io.kinformer.cache.ApiException if discovery fails or finds no such resource
    */

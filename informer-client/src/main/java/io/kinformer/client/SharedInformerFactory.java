@@ -160,6 +160,7 @@ public final class SharedInformerFactory implements AutoCloseable {
    * resource's kind and scope are looked up once by API discovery.
    *
    * @throws io.kinformer.cache.ApiException if discovery fails or the server has no such resource
+   * @throws IllegalStateException if the factory is closed
    */
   public SharedIndexInformer<GenericKubernetesResource> informerFor(GroupVersionResource gvr) {
     return informerFor(gvr, defaultOptions);
@@ -168,6 +169,7 @@ public final class SharedInformerFactory implements AutoCloseable {
   /** As {@link #informerFor(GroupVersionResource)}, with the given options. */
   public SharedIndexInformer<GenericKubernetesResource> informerFor(
       GroupVersionResource gvr, InformerOptions options) {
+    requireOpen(gvr);
     Discovery.Resource r = discovery.resource(gvr);
     return informerFor(ResourceType.dynamic(gvr, r.kind(), r.namespaced()), options);
   }
@@ -183,6 +185,7 @@ public final class SharedInformerFactory implements AutoCloseable {
   /** As {@link #metadataInformerFor(GroupVersionResource)}, with the given options. */
   public SharedIndexInformer<PartialObjectMetadata> metadataInformerFor(
       GroupVersionResource gvr, InformerOptions options) {
+    requireOpen(gvr);
     Discovery.Resource r = discovery.resource(gvr);
     return informerFor(ResourceType.metadataOnly(gvr, r.kind(), r.namespaced()), options);
   }
@@ -212,6 +215,15 @@ public final class SharedInformerFactory implements AutoCloseable {
       SharedIndexInformer<T> created = create(type, effective, uniqueNameLocked(type, effective));
       informers.put(key, created);
       return created;
+    }
+  }
+
+  /** Refuses a closed factory before discovery, which would otherwise fail first or go unused. */
+  private void requireOpen(GroupVersionResource gvr) {
+    synchronized (lock) {
+      if (closed) {
+        throw new IllegalStateException("factory is closed: no informer for " + gvr);
+      }
     }
   }
 

@@ -403,6 +403,17 @@ class SharedInformerFactoryTest {
   }
 
   @Test
+  void dynamicAndMetadataInformerFor_afterClose_isIllegalState_withoutAskingTheServer() {
+    factory = SharedInformerFactory.builder(client).build();
+    factory.close();
+    server.close(); // discovery would now fail with an I/O error rather than the closed state
+
+    GroupVersionResource widgets = GroupVersionResource.of("example.com", "v1", "widgets");
+    assertThatIllegalStateException().isThrownBy(() -> factory.informerFor(widgets));
+    assertThatIllegalStateException().isThrownBy(() -> factory.metadataInformerFor(widgets));
+  }
+
+  @Test
   void start_afterAnInformerWasClosedOnItsOwn_startsTheOthersAndLeavesThatOneClosed() {
     factory = SharedInformerFactory.builder(client).build();
     SharedIndexInformer<Pod> pods = factory.informerFor(Pod.class);
