@@ -414,6 +414,48 @@ class SharedInformerFactoryTest {
   }
 
   @Test
+  void resyncPerResource_overridesTheDefaultForThatResourceOnly() {
+    client.resources(Pod.class).inNamespace("default").create(pod("default", "p", Map.of()));
+    client.resources(ConfigMap.class).inNamespace("default")
+        .create(new ConfigMapBuilder().withNewMetadata().withName("c").endMetadata().build());
+    io.kinformer.time.FakeClock clock = new io.kinformer.time.FakeClock();
+    factory = SharedInformerFactory.builder(client)
+        .clock(clock)
+        .scheduler(clock)
+        .defaultResync(Duration.ofHours(1))
+        .resync(GroupVersionResource.of("", "v1", "pods"), Duration.ofMinutes(1))
+        .build();
+    SharedIndexInformer<Pod> pods = factory.informerFor(Pod.class);
+    SharedIndexInformer<ConfigMap> cms = factory.informerFor(ConfigMap.class);
+    AtomicInteger podResyncs = new AtomicInteger();
+    AtomicInteger cmResyncs = new AtomicInteger();
+    pods.addEventHandler(new ResourceEventHandler<Pod>() {
+      @Override
+      public void onUpdate(Pod oldObj, Pod newObj) {
+        if (oldObj == newObj) {
+          podResyncs.incrementAndGet();
+        }
+      }
+    });
+    cms.addEventHandler(new ResourceEventHandler<ConfigMap>() {
+      @Override
+      public void onUpdate(ConfigMap oldObj, ConfigMap newObj) {
+        if (oldObj == newObj) {
+          cmResyncs.incrementAndGet();
+        }
+      }
+    });
+    factory.start();
+    assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
+
+    clock.advance(Duration.ofMinutes(1));
+    await().until(() -> podResyncs.get() > 0);
+    assertThat(cmResyncs).hasValue(0);
+    clock.advance(Duration.ofMinutes(59));
+    await().until(() -> cmResyncs.get() > 0);
+  }
+
+  @Test
   void start_afterAnInformerWasClosedOnItsOwn_startsTheOthersAndLeavesThatOneClosed() {
     factory = SharedInformerFactory.builder(client).build();
     SharedIndexInformer<Pod> pods = factory.informerFor(Pod.class);
