@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
 import io.kinformer.cache.Informers;
+import io.kinformer.cache.ReflectorException;
 import io.kinformer.cache.SharedIndexInformer;
 import io.kinformer.cache.Transforms;
 import io.kinformer.cache.WatchErrorHandler;
@@ -18,6 +19,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -82,12 +84,36 @@ public final class SharedInformerFactory implements AutoCloseable {
     this.resyncByResource = Map.copyOf(b.resyncByResource);
     this.defaultOptions = b.defaultOptions;
     this.transform = b.transform;
-    this.watchErrorHandler = b.watchErrorHandler;
+    this.watchErrorHandler =
+        b.watchErrorHandler == null ? null : oneCallAtATime(b.watchErrorHandler);
     this.clock = b.clock;
     this.scheduler = b.scheduler;
     this.streamingList = b.streamingList;
     this.deliveryExecutor = Informers.newDeliveryExecutor("kinformer-delivery-");
     this.discovery = client.discovery();
+  }
+
+  /**
+   * {@code handler}, called by one thread at a time although every informer's reflector reports to
+   * it, as {@link WatchErrorHandler} promises its implementations. A reflector waiting for its turn
+   * gives it up when interrupted (its informer is closing), so that a close() made from the
+   * handler, which joins the other reflectors, does not wait for them.
+   */
+  private static WatchErrorHandler oneCallAtATime(WatchErrorHandler handler) {
+    ReentrantLock turn = new ReentrantLock();
+    return error -> {
+      try {
+        turn.lockInterruptibly();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+      try {
+        handler.onWatchError(error);
+      } finally {
+        turn.unlock();
+      }
+    };
   }
 
   /** A builder for a factory whose informers use {@code client}. */
@@ -468,7 +494,12 @@ public final class SharedInformerFactory implements AutoCloseable {
       return this;
     }
 
-    /** Told about every failed list/watch attempt of every informer. */
+    /**
+     * Told about every failed list/watch attempt of every informer (see {@link
+     * ReflectorException#reflectorName()} for which). Calls come from the informers' reflector
+     * threads but one at a time, as for a single informer; a slow handler therefore delays the
+     * other informers' retries.
+     */
     public Builder watchErrorHandler(WatchErrorHandler handler) {
       this.watchErrorHandler = Objects.requireNonNull(handler, "handler");
       return this;

@@ -456,6 +456,45 @@ class SharedInformerFactoryTest {
   }
 
   @Test
+  void watchErrorHandler_sharedByTheInformers_isCalledOneAtATime() throws Exception {
+    server.faults().failNext(Verb.LIST, "pods", 1, 500);
+    server.faults().failNext(Verb.LIST, "configmaps", 1, 500);
+    AtomicInteger inside = new AtomicInteger();
+    AtomicInteger maxInside = new AtomicInteger();
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    Map<String, Thread> callers = new ConcurrentHashMap<>();
+    factory = SharedInformerFactory.builder(client)
+        .watchErrorHandler(error -> {
+          maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+          callers.putIfAbsent("first", Thread.currentThread());
+          if (callers.get("first") == Thread.currentThread()) {
+            try {
+              release.await(20, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+          inside.decrementAndGet();
+        })
+        .build();
+    SharedIndexInformer<Pod> pods = factory.informerFor(Pod.class);
+    SharedIndexInformer<ConfigMap> cms = factory.informerFor(ConfigMap.class);
+    factory.start();
+
+    // Until the second reflector is either inside the handler (two at once) or waiting for its turn.
+    await().until(() -> maxInside.get() == 2 || Thread.getAllStackTraces().entrySet().stream()
+        .anyMatch(e -> e.getKey() != callers.get("first")
+            && e.getKey().getName().endsWith("-reflector")
+            && java.util.Arrays.stream(e.getValue())
+                .anyMatch(f -> f.getClassName().startsWith(SharedInformerFactory.class.getName()))));
+    release.countDown();
+
+    assertThat(maxInside).as("calls to WatchErrorHandler overlapped").hasValue(1);
+    assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
+    assertThat(pods.hasSynced() && cms.hasSynced()).isTrue();
+  }
+
+  @Test
   void start_afterAnInformerWasClosedOnItsOwn_startsTheOthersAndLeavesThatOneClosed() {
     factory = SharedInformerFactory.builder(client).build();
     SharedIndexInformer<Pod> pods = factory.informerFor(Pod.class);
