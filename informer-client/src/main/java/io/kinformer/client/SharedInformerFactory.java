@@ -487,7 +487,9 @@ public final class SharedInformerFactory implements AutoCloseable {
 
     /**
      * A transform applied to every object of every informer before caching (see {@link
-     * SharedIndexInformer#setTransform}); e.g. {@link Transforms#stripManagedFields()}.
+     * SharedIndexInformer#setTransform}); e.g. {@link Transforms#stripManagedFields()}. Every
+     * informer's reflector thread calls it, concurrently: it must be thread-safe (as client-go's
+     * {@code WithTransform} function, shared the same way).
      */
     public Builder transform(UnaryOperator<HasMetadata> transform) {
       this.transform = Objects.requireNonNull(transform, "transform");
