@@ -495,6 +495,41 @@ class SharedInformerFactoryTest {
   }
 
   @Test
+  void close_fromTheWatchErrorHandler_whileAnotherReflectorWaitsItsTurn_doesNotWaitForIt()
+      throws Exception {
+    server.faults().failNext(Verb.LIST, "pods", 1, 500);
+    server.faults().failNext(Verb.LIST, "configmaps", 1, 500);
+    CompletableFuture<Void> closedInHandler = new CompletableFuture<>();
+    Map<String, Thread> callers = new ConcurrentHashMap<>();
+    factory = SharedInformerFactory.builder(client)
+        .watchErrorHandler(error -> {
+          Thread me = Thread.currentThread();
+          if (callers.putIfAbsent("first", me) != null) {
+            return;
+          }
+          await().atMost(Duration.ofSeconds(20)).until(() -> Thread.getAllStackTraces().entrySet()
+              .stream()
+              .anyMatch(e -> e.getKey() != me
+                  && e.getKey().getName().endsWith("-reflector")
+                  && java.util.Arrays.stream(e.getValue()).anyMatch(
+                      f -> f.getClassName().startsWith(SharedInformerFactory.class.getName()))));
+          factory.close(); // joins the other reflector, which waits for this call to end
+          closedInHandler.complete(null);
+        })
+        .build();
+    factory.informerFor(Pod.class);
+    factory.informerFor(ConfigMap.class);
+    factory.start();
+
+    closedInHandler.get(20, TimeUnit.SECONDS); // the join would otherwise last its 30 s limit
+    await().untilAsserted(
+        () -> assertThat(Thread.getAllStackTraces().keySet())
+            .extracting(Thread::getName)
+            .filteredOn(n -> n.startsWith("kinformer-v1/") || n.startsWith("kinformer-delivery"))
+            .isEmpty());
+  }
+
+  @Test
   void start_afterAnInformerWasClosedOnItsOwn_startsTheOthersAndLeavesThatOneClosed() {
     factory = SharedInformerFactory.builder(client).build();
     SharedIndexInformer<Pod> pods = factory.informerFor(Pod.class);
