@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import javax.imageio.ImageIO;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Aggregates {@link Harness} results: medians with min–max per (N, library), ratios to the floor
@@ -47,9 +48,38 @@ final class Report {
     }
   }
 
+  /**
+   * The flag that says whether the phase that produced {@code key} completed, or null for keys of
+   * the sync (a run that did not sync is not aggregated at all).
+   */
+  static @Nullable String completionKey(String key) {
+    boolean warm = key.startsWith("warm");
+    String base = warm ? Character.toLowerCase(key.charAt(4)) + key.substring(5) : key;
+    @Nullable String flag = switch (base) {
+      case "eventsPerSecond", "watchMillis", "watchCpuSeconds" -> "watchComplete";
+      case "p50Micros", "p99Micros", "maxMicros", "latencyCpuSeconds", "latencyEvents" ->
+          "latencyComplete";
+      default -> null;
+    };
+    if (flag == null) {
+      return null;
+    }
+    return warm ? "warm" + Character.toUpperCase(flag.charAt(0)) + flag.substring(1) : flag;
+  }
+
+  /**
+   * Median, min and max of {@code key} over {@code rows}, leaving out the runs whose phase for that
+   * figure did not complete (a timed-out watch phase's events/s is only a bound, and a latency
+   * phase that timed out has lost its slowest events): they are listed under "Runs that did not
+   * complete" instead.
+   */
   static Stat stat(List<Map<String, String>> rows, String key) {
+    @Nullable String flag = completionKey(key);
     List<Double> v = new ArrayList<>();
     for (Map<String, String> r : rows) {
+      if (flag != null && "false".equals(r.get(flag))) {
+        continue;
+      }
       String s = r.get(key);
       if (s != null && !s.isEmpty() && !"true".equals(s) && !"false".equals(s)) {
         v.add(Double.parseDouble(s));
@@ -90,9 +120,12 @@ final class Report {
     for (var e : main.entrySet()) {
       int n = e.getKey();
       Map<String, List<Map<String, String>>> byName = e.getValue();
-      md.append("### N = ").append(n).append(" pods, M = ").append(options.get("events"))
-          .append(" events\n\n");
-      md.append("Median (min–max) of ").append(options.get("rounds")).append(" runs.\n\n");
+      // M as the runs recorded it (a --reportOnly rewrite may not repeat the original options).
+      String m = byName.values().stream().flatMap(List::stream).map(r -> r.get("m"))
+          .filter(v -> v != null).findFirst().orElse(options.get("events"));
+      md.append("### N = ").append(n).append(" pods, M = ").append(m).append(" events\n\n");
+      md.append("Median (min–max) of ").append(options.get("rounds")).append(" runs (a figure "
+          + "leaves out the runs whose phase did not complete, listed at the end).\n\n");
       md.append("| driver | initial sync (ms) | sync CPU (s) | heap per object (B) | "
           + "watch (events/s) | watch CPU (s) | p50 latency (µs) | p99 latency (µs) | "
           + "threads after sync |\n|---|---|---|---|---|---|---|---|---|\n");
