@@ -1,6 +1,7 @@
 package io.kinformer.benchmarks.e2e;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -24,6 +25,11 @@ final class Fabric8Subject implements Subject {
 
   @Override
   public void connect(String serverUrl) {
+    // Only the settings below, as for the other drivers: without this, fabric8's ConfigBuilder
+    // also reads ~/.kube/config, the service account and KUBERNETES_* variables, so a kubeconfig on
+    // the machine (a token, an exec credential plugin, a proxy-url) would apply to the fabric8 runs
+    // alone. Its defaults are otherwise the same.
+    System.setProperty(Config.KUBERNETES_DISABLE_AUTO_CONFIG_SYSTEM_PROPERTY, "true");
     client = new KubernetesClientBuilder()
         .withConfig(new ConfigBuilder().withMasterUrl(serverUrl).withNamespace("default")
             .withRequestTimeout(0).withOnlyHttpWatches(true).build())
