@@ -65,7 +65,7 @@ public final class Driver {
       case "raw" -> new RawSubject(n);
       case "floor" -> new FloorSubject();
       case "kinformer" -> new KinformerSubject(variant);
-      case "fabric8" -> new Fabric8Subject();
+      case "fabric8" -> new Fabric8Subject(variant);
       case "official" -> new OfficialSubject();
       default -> throw new IllegalArgumentException("unknown library: " + library);
     };
