@@ -96,8 +96,10 @@ public final class Harness {
         for (int round = 1; round <= Integer.parseInt(o.get("rounds")); round++) {
           for (String lib : libraries) {
             server.endWatches();
+            server.takeLists();
             Map<String, String> r = runDriver(o, server.url(), lib, n,
                 Integer.parseInt(o.get("events")), Integer.parseInt(o.get("paced")), 1, 1);
+            r.put("lists", Integer.toString(server.takeLists()));
             r.put("round", Integer.toString(round));
             r.put("scenario", "main");
             record(jsonl, results, r);

@@ -18,6 +18,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
@@ -70,6 +71,9 @@ public final class PodServer implements AutoCloseable {
     return t;
   });
   private final List<OpenWatch> watches = new CopyOnWriteArrayList<>();
+
+  /** List requests that start a list (no continue token) since the last {@link #takeLists()}. */
+  private final AtomicInteger lists = new AtomicInteger();
   private final CountDownLatch stopped = new CountDownLatch(1);
   private long nextResourceVersion;
 
@@ -153,6 +157,15 @@ public final class PodServer implements AutoCloseable {
     return sum;
   }
 
+  /**
+   * The lists started (first pages) since the last call, and resets the count: one per informer
+   * in a run that never relisted. A relist during a timed phase would hand the handlers N updates
+   * of unchanged objects, which must not count as events, so the harness records this per run.
+   */
+  public int takeLists() {
+    return lists.getAndSet(0);
+  }
+
   /** Ends every open watch (between driver runs, so no stale stream costs the next one). */
   public void endWatches() {
     for (OpenWatch w : watches) {
@@ -217,6 +230,9 @@ public final class PodServer implements AutoCloseable {
   private void serveList(HttpExchange ex, Corpus corpus, Map<String, String> q) throws IOException {
     int from = q.containsKey("continue") && !q.get("continue").isEmpty()
         ? Integer.parseInt(q.get("continue")) : 0;
+    if (from == 0) {
+      lists.incrementAndGet();
+    }
     // resourceVersion=0 is served from the watch cache, which ignores limit (transcript 01 §1.6).
     int limit = q.containsKey("limit") && !"0".equals(q.get("resourceVersion"))
         ? Integer.parseInt(q.get("limit")) : 0;

@@ -116,6 +116,16 @@ final class Report {
             + " handlers=" + r.get("handlers") + " round=" + r.get("round"));
       }
     }
+    // One list per informer and run: more means a relist, whose unchanged objects reach the
+    // handlers as updates and could be taken for watch events.
+    List<String> relisted = new ArrayList<>();
+    for (Map<String, String> r : results) {
+      String lists = r.get("lists");
+      if (lists != null && Integer.parseInt(lists) > 1) {
+        relisted.add(r.get("name") + " n=" + r.get("n") + " round=" + r.get("round") + " ("
+            + lists + " lists)");
+      }
+    }
     md.append("Options: `").append(options).append("`\n\n");
     for (var e : main.entrySet()) {
       int n = e.getKey();
@@ -184,6 +194,10 @@ final class Report {
             .append(r.getOrDefault("threadsAtEnd", "–")).append(" |\n");
       }
       md.append('\n');
+    }
+    if (!relisted.isEmpty()) {
+      md.append("Runs that listed more than once (a relist: their figures may count unchanged"
+          + " objects as events): ").append(String.join("; ", relisted)).append("\n\n");
     }
     if (!failed.isEmpty()) {
       md.append("Runs that did not complete: ").append(String.join("; ", failed)).append("\n\n");
