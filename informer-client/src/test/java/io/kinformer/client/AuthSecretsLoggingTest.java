@@ -3,9 +3,6 @@ package io.kinformer.client;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kinformer.time.FakeClock;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -17,8 +14,8 @@ import mockwebserver3.MockWebServer;
 import okhttp3.Headers;
 import okhttp3.tls.HeldCertificate;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.condition.DisabledOnOs;
 import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,19 +40,11 @@ class AuthSecretsLoggingTest {
   // HTTPS: a kubeconfig user's credentials are never sent to a plain HTTP server.
   private final MockWebServer server =
       TlsFixtures.httpsServer(TlsFixtures.serverCertificate(CA, "localhost"), CA);
-  private final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+  @RegisterExtension final LogCapture stderr = new LogCapture();
   private final List<Throwable> thrown = new ArrayList<>();
-  private PrintStream originalErr;
-
-  @BeforeEach
-  void captureStderr() {
-    originalErr = System.err;
-    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-  }
 
   @AfterEach
-  void restore() {
-    System.setErr(originalErr);
+  void stop() {
     server.close();
   }
 
@@ -140,7 +129,7 @@ class AuthSecretsLoggingTest {
       thrown.add(e);
     }
 
-    String log = captured.toString(StandardCharsets.UTF_8);
+    String log = stderr.text();
     StringBuilder exceptions = new StringBuilder();
     for (Throwable t : thrown) {
       exceptions.append(PemReaderTest.throwableText(t));

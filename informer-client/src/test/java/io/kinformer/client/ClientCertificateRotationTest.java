@@ -4,11 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kinformer.time.FakeClock;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -23,9 +20,9 @@ import mockwebserver3.RecordedRequest;
 import okhttp3.Headers;
 import okhttp3.Response;
 import okhttp3.tls.HeldCertificate;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -41,8 +38,7 @@ class ClientCertificateRotationTest {
 
   @TempDir Path tmp;
   private final FakeClock clock = new FakeClock();
-  private final ByteArrayOutputStream captured = new ByteArrayOutputStream();
-  private PrintStream originalErr;
+  @RegisterExtension final LogCapture stderr = new LogCapture();
   private Path certFile;
   private Path keyFile;
   private Instant mtime = Instant.parse("2026-01-01T00:00:00Z");
@@ -53,16 +49,9 @@ class ClientCertificateRotationTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    originalErr = System.err;
-    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
     certFile = tmp.resolve("client.crt");
     keyFile = tmp.resolve("client.key");
     write(CERT_A.certificatePem(), CERT_A.privateKeyPkcs8Pem());
-  }
-
-  @AfterEach
-  void restore() {
-    System.setErr(originalErr);
   }
 
   /** Rewrites both files, with a modification time later than any before. */
@@ -115,7 +104,7 @@ class ClientCertificateRotationTest {
       clock.advance(Duration.ofSeconds(1));
       assertThat(presented(client, server)).isEqualTo("CN=alice-b");
     }
-    String log = captured.toString(StandardCharsets.UTF_8);
+    String log = stderr.text();
     assertThat(log).contains("reloaded").doesNotContain("WARN");
   }
 
@@ -145,7 +134,7 @@ class ClientCertificateRotationTest {
       assertThat(presentedReusing(client, server)).isEqualTo("CN=alice-b");
       assertThat(presentedReusing(client, server)).isEqualTo("CN=alice-b");
     }
-    String log = captured.toString(StandardCharsets.UTF_8);
+    String log = stderr.text();
     assertThat(log).contains("closed 1 connection(s) made with the previous client certificate");
   }
 
@@ -197,7 +186,7 @@ class ClientCertificateRotationTest {
       clock.advance(RotatingClientKeyManager.CHECK_INTERVAL);
       assertThat(presented(client, server)).isEqualTo("CN=alice-a");
 
-      String log = captured.toString(StandardCharsets.UTF_8);
+      String log = stderr.text();
       assertThat(log.lines().filter(l -> l.contains("WARN"))).singleElement()
           .satisfies(
               l ->

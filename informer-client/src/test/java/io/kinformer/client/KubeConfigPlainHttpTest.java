@@ -2,9 +2,6 @@ package io.kinformer.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -13,9 +10,8 @@ import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import okhttp3.Headers;
 import okhttp3.tls.HeldCertificate;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -30,19 +26,7 @@ class KubeConfigPlainHttpTest {
   private static final HeldCertificate CA = TlsFixtures.ca("plain-http-ca");
 
   @TempDir Path dir;
-  private final ByteArrayOutputStream captured = new ByteArrayOutputStream();
-  private PrintStream originalErr;
-
-  @BeforeEach
-  void captureStderr() {
-    originalErr = System.err;
-    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-  }
-
-  @AfterEach
-  void restore() {
-    System.setErr(originalErr);
-  }
+  @RegisterExtension final LogCapture stderr = new LogCapture();
 
   private KubeConfig load(String server, String caData, String userYaml) throws Exception {
     Path file = Files.writeString(dir.resolve("config"), """
@@ -88,7 +72,7 @@ class KubeConfigPlainHttpTest {
     assertThat(config.auth().origin())
         .endsWith("config: users[dev].user (not used: the server http://kube.example:8080 is"
             + " plain HTTP)");
-    String log = captured.toString(StandardCharsets.UTF_8);
+    String log = stderr.text();
     assertThat(log.lines().filter(l -> l.contains("WARN")))
         .singleElement()
         .asString()
@@ -102,7 +86,7 @@ class KubeConfigPlainHttpTest {
     KubeConfig config = load("https://kube.example:6443", "", "token: " + SECRET);
 
     assertThat(config.auth().token()).isEqualTo(SECRET);
-    assertThat(captured.toString(StandardCharsets.UTF_8)).doesNotContain("WARN");
+    assertThat(stderr.text()).doesNotContain("WARN");
   }
 
   @Test
@@ -110,7 +94,7 @@ class KubeConfigPlainHttpTest {
     KubeConfig config = load("http://kube.example:8080", "", "{}");
 
     assertThat(config.auth().describe()).isEqualTo("none");
-    assertThat(captured.toString(StandardCharsets.UTF_8)).doesNotContain("WARN");
+    assertThat(stderr.text()).doesNotContain("WARN");
   }
 
   @Test
@@ -158,7 +142,7 @@ class KubeConfigPlainHttpTest {
 
       assertThat(server.takeRequest(5, TimeUnit.SECONDS).getHeaders().get("Authorization"))
           .isEqualTo("Bearer " + SECRET);
-      assertThat(captured.toString(StandardCharsets.UTF_8)).doesNotContain("WARN");
+      assertThat(stderr.text()).doesNotContain("WARN");
     }
   }
 }
