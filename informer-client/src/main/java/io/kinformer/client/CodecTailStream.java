@@ -49,6 +49,15 @@ final class CodecTailStream extends FilterInputStream {
   }
 
   /**
+   * {@code in} itself if it is already a {@code CodecTailStream} (a list response the caller
+   * wrapped to follow its progress), else a new one over it: stacking two would copy every byte
+   * into two windows.
+   */
+  static CodecTailStream over(InputStream in) {
+    return in instanceof CodecTailStream tail ? tail : new CodecTailStream(in);
+  }
+
+  /**
    * Lets at most {@code maxBytes} be read past byte offset {@code from} (the start of the unit
    * being decoded; negative means "from what has been read so far").
    */

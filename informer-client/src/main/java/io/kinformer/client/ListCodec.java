@@ -64,7 +64,7 @@ final class ListCodec<T extends HasMetadata> {
    *     IOException}
    */
   ListResult<T> decode(InputStream body, String what) {
-    CodecTailStream in = new CodecTailStream(body);
+    CodecTailStream in = CodecTailStream.over(body);
     in.limitFrom(0, maxItemBytes);
     try (JsonParser p = itemReader.createParser(in)) {
       return decode(p, what, in);

@@ -193,7 +193,7 @@ final class ParallelListCodec<T extends HasMetadata> {
     private final List<T> items = new ArrayList<>();
 
     Decoding(InputStream body, String what) {
-      this.in = new CodecTailStream(body);
+      this.in = CodecTailStream.over(body);
       this.what = what;
     }
 

@@ -185,4 +185,20 @@ class ListCodecTest {
     assertThat(items).hasSize(1000);
     assertThat(items.get(999).getMetadata().getName()).isEqualTo("p999");
   }
+
+  @Test
+  void decode_ofACodecTailStream_readsThroughItInsteadOfStackingAnother() {
+    // HttpListerWatcher wraps the response to follow its progress; a second window stacked on it
+    // would copy every byte of a large list twice.
+    String body = CodecTranscripts.read("list-01-full-pod-page.json");
+    CodecTailStream tail = new CodecTailStream(stream(body));
+
+    assertThatThrownBy(() -> new ListCodec<>(MAPPER.reader(), ResourceType.of(Pod.class), 64)
+            .decode(tail, "GET http://test/pods"))
+        .isInstanceOf(InformerException.class)
+        .hasMessageContaining("exceeds the limit of 64 bytes per item");
+    // The codec's item budget was set on the stream it was given, and that stream refused the read.
+    assertThat(tail.limitExceeded()).isTrue();
+    assertThat(CodecTailStream.over(tail)).isSameAs(tail);
+  }
 }
