@@ -198,7 +198,7 @@ final class CacheCompactor extends ValueDeserializerModifier {
               continue;
             }
             if (untyped[i]) {
-              compactValues(m);
+              compactValues(m, pool);
             } else if (quantities[i]) {
               m.forEach((k, v) -> {
                 if (v instanceof Quantity q) {
@@ -206,7 +206,10 @@ final class CacheCompactor extends ValueDeserializerModifier {
                 }
               });
             }
-            if (isPlain(m) && m.size() <= SmallMap.MAX_SIZE) {
+            if (untyped[i] && isPlain(m)) {
+              // Named by the parser, not by a key deserializer: pool the keys too.
+              f.set(bean, withPooledKeys(m, pool));
+            } else if (isPlain(m) && m.size() <= SmallMap.MAX_SIZE) {
               f.set(bean, new SmallMap<>(m));
             }
           } else if (value instanceof List<?> l) {
@@ -244,15 +247,18 @@ final class CacheCompactor extends ValueDeserializerModifier {
     }
   }
 
-  /** Replaces empty maps and lists nested in an untyped value with the shared empty ones. */
-  static Object compactUntyped(Object value) {
+  /**
+   * Replaces empty maps and lists nested in an untyped value with the shared empty ones, and the
+   * keys of its maps with pooled ones (the cache mapper's parsers do not canonicalize names).
+   */
+  static Object compactUntyped(Object value, StringPool pool) {
     if (value instanceof Map<?, ?> m) {
       if (m.isEmpty()) {
         return Collections.emptyMap();
       }
-      compactValues(m);
-      if (isPlain(m) && m.size() <= SmallMap.MAX_SIZE) {
-        return new SmallMap<>(m);
+      compactValues(m, pool);
+      if (isPlain(m)) {
+        return withPooledKeys(m, pool);
       }
     } else if (value instanceof List<?> l) {
       if (l.isEmpty()) {
@@ -264,7 +270,7 @@ final class CacheCompactor extends ValueDeserializerModifier {
         ListIterator<Object> it = ((List<Object>) l).listIterator();
         while (it.hasNext()) {
           Object v = it.next();
-          Object c = compactUntyped(v);
+          Object c = compactUntyped(v, pool);
           if (c != v) {
             it.set(c);
           }
@@ -279,7 +285,7 @@ final class CacheCompactor extends ValueDeserializerModifier {
     return m.getClass() == LinkedHashMap.class || m.getClass() == HashMap.class;
   }
 
-  private static void compactValues(Map<?, ?> m) {
+  private static void compactValues(Map<?, ?> m, StringPool pool) {
     // Only Jackson's own untyped maps are written to (replacing values is no structural change).
     if (!isPlain(m)) {
       return;
@@ -287,7 +293,26 @@ final class CacheCompactor extends ValueDeserializerModifier {
     @SuppressWarnings("unchecked")
     Map<Object, Object> map = (Map<Object, Object>) m;
     // replaceAll, not entrySet(): the latter would leave a cached entry-set view in every map.
-    map.replaceAll((k, v) -> compactUntyped(v));
+    map.replaceAll((k, v) -> compactUntyped(v, pool));
+  }
+
+  /**
+   * A plain, non-empty map of Jackson's as a {@link SmallMap} (at most {@value SmallMap#MAX_SIZE}
+   * entries) or a {@code LinkedHashMap}, with its String keys pooled; in its order.
+   */
+  private static Map<?, ?> withPooledKeys(Map<?, ?> m, StringPool pool) {
+    if (m.size() <= SmallMap.MAX_SIZE) {
+      Object[] kv = new Object[2 * m.size()];
+      int[] at = {0};
+      m.forEach((k, v) -> {
+        kv[at[0]++] = k instanceof String key ? pool.get(key) : k;
+        kv[at[0]++] = v;
+      });
+      return new SmallMap<>(kv, m.size());
+    }
+    Map<Object, Object> copy = new LinkedHashMap<>(m.size() * 4 / 3 + 1);
+    m.forEach((k, v) -> copy.put(k instanceof String key ? pool.get(key) : k, v));
+    return copy;
   }
 
   /** A fabric8 bean deserializer followed by {@link Accessors#compact}. */

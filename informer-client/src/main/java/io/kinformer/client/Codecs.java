@@ -4,7 +4,9 @@ import io.fabric8.kubernetes.api.model.FieldsV1;
 import io.fabric8.kubernetes.api.model.Quantity;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.StreamReadConstraints;
+import tools.jackson.core.TokenStreamFactory;
 import tools.jackson.core.json.JsonFactory;
+import tools.jackson.core.json.JsonFactoryBuilder;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.module.SimpleModule;
@@ -30,7 +32,8 @@ final class Codecs {
    * <p>Decoded strings are canonicalized through {@code pool} ({@link PooledStringDeserializer}):
    * equal short values of many objects share one {@code String}. That is invisible to users
    * ({@code String} is immutable) and cuts the retained heap of a realistic pod by about a quarter.
-   * Map keys need no pool: Jackson's symbol table already shares property names.
+   * Map keys need no pool here: Jackson's name table already shares property names (the cache
+   * mapper pools them instead, see {@link #newCacheMapper}).
    *
    * <p>{@code managedFields}' {@link FieldsV1} is decoded by {@link FieldsV1Deserializer}, which
    * gives the same objects as Jackson's bean deserializer without its slow any-setter calls.
@@ -50,6 +53,14 @@ final class Codecs {
    * array maps; read its class comment for what that changes). A realistic pod then retains about
    * 4.7 KB instead of 16 KB. Only for objects that go into caches, which are shared and read-only
    * by contract; never for objects handed to a caller to modify.
+   *
+   * <p>Its parsers do not canonicalize property names: names a bean deserializer knows are matched
+   * from the input bytes without a name table anyway, and the others (map keys, {@code FieldsV1}
+   * keys, the keys of untyped values) go through {@code pool} instead, as values do. Jackson's
+   * table of property names keeps every distinct name it sees, and every pod's managed fields name
+   * one of their own (a pod IP, an owner uid): on a large list the table keeps growing and being
+   * thrown away, and the first watch events after it found a new, empty table, whose code paths
+   * the JIT compiler then compiled all over again (docs/benchmarks.md, ninth-session notes).
    */
   static JsonMapper newCacheMapper(StringPool pool) {
     SimpleModule compactor = new SimpleModule("kinformer-cache-compactor");
@@ -63,23 +74,28 @@ final class Codecs {
   }
 
   private static JsonMapper.Builder builder(StringPool pool, boolean compact) {
-    JsonFactory factory =
+    JsonFactoryBuilder factory =
         JsonFactory.builder()
             .streamReadConstraints(
-                StreamReadConstraints.builder().maxStringLength(MAX_STRING_CHARS).build())
-            .build();
+                StreamReadConstraints.builder().maxStringLength(MAX_STRING_CHARS).build());
     SimpleModule strings = new SimpleModule("kinformer-strings");
     strings.addDeserializer(String.class, new PooledStringDeserializer(pool));
-    return JsonMapper.builder(factory)
+    if (compact) {
+      // See newCacheMapper: names go through the pool instead of Jackson's name table.
+      factory.disable(TokenStreamFactory.Feature.CANONICALIZE_PROPERTY_NAMES);
+      strings.addKeyDeserializer(String.class, new PooledStringDeserializer.Keys(pool));
+    }
+    return JsonMapper.builder(factory.build())
         .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
         .addModule(strings)
-        .addModule(modelModule(compact));
+        .addModule(modelModule(compact ? pool : null));
   }
 
-  private static SimpleModule modelModule(boolean compact) {
+  private static SimpleModule modelModule(@Nullable StringPool compactWith) {
+    boolean compact = compactWith != null;
     // A module deserializer still goes through the deserializer modifiers (CacheCompactor).
     SimpleModule module = new SimpleModule("kinformer-model");
-    module.addDeserializer(FieldsV1.class, new FieldsV1Deserializer(compact));
+    module.addDeserializer(FieldsV1.class, new FieldsV1Deserializer(compactWith));
     UniqueStrings.register(module);
     if (compact) {
       // Quantity names its deserializer in a class annotation, which wins over a module's

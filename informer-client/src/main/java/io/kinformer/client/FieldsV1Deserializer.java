@@ -60,27 +60,40 @@ final class FieldsV1Deserializer extends StdDeserializer<FieldsV1> {
   /** The mapper's untyped ({@code Object}) deserializer; null until contextualized. */
   private final @Nullable ValueDeserializer<Object> untyped;
 
+  /**
+   * The cache mapper's pool, whose parsers do not canonicalize names: keys are pooled and nested
+   * objects built compact. Null for the plain mapper.
+   */
+  private final @Nullable StringPool pool;
+
   /** Whether nested objects are built compact (the cache mapper). */
   private final boolean compact;
 
   /**
-   * With {@code compact} (the cache mapper), nested objects are built as {@link CacheCompactor}
-   * leaves them; without (the plain mapper), as Jackson's untyped deserializer builds them.
+   * With {@code compactWith} (the cache mapper's pool), keys go through that pool and nested
+   * objects are built as {@link CacheCompactor} leaves them; with null (the plain mapper), as
+   * Jackson's untyped deserializer builds them.
    */
-  FieldsV1Deserializer(boolean compact) {
-    this(null, compact);
+  FieldsV1Deserializer(@Nullable StringPool compactWith) {
+    this(null, compactWith);
   }
 
-  private FieldsV1Deserializer(@Nullable ValueDeserializer<Object> untyped, boolean compact) {
+  private FieldsV1Deserializer(
+      @Nullable ValueDeserializer<Object> untyped, @Nullable StringPool compactWith) {
     super(FieldsV1.class);
     this.untyped = untyped;
-    this.compact = compact;
+    this.pool = compactWith;
+    this.compact = compactWith != null;
   }
 
   @Override
   public ValueDeserializer<?> createContextual(
       DeserializationContext ctxt, @Nullable BeanProperty property) {
-    return new FieldsV1Deserializer(untyped(ctxt, property), compact);
+    return new FieldsV1Deserializer(untyped(ctxt, property), pool);
+  }
+
+  private String key(String name) {
+    return pool == null ? name : pool.get(name);
   }
 
   private static ValueDeserializer<Object> untyped(
@@ -113,7 +126,7 @@ final class FieldsV1Deserializer extends StdDeserializer<FieldsV1> {
         // As Jackson's bean deserializer does: the error's path names the key being read.
         throw e.prependPath(fields, name);
       }
-      fields.setAdditionalProperty(name, value);
+      fields.setAdditionalProperty(key(name), value);
     }
     return fields;
   }
@@ -130,7 +143,7 @@ final class FieldsV1Deserializer extends StdDeserializer<FieldsV1> {
     if (t == JsonToken.START_OBJECT) {
       return compactObject(p, ctxt, values);
     }
-    return CacheCompactor.compactUntyped(values.deserialize(p, ctxt));
+    return CacheCompactor.compactUntyped(values.deserialize(p, ctxt), pool);
   }
 
   /**
@@ -150,6 +163,7 @@ final class FieldsV1Deserializer extends StdDeserializer<FieldsV1> {
     for (; name != null; name = p.nextName()) {
       // No path is prepended to an error here: Jackson's untyped deserializer prepends none.
       Object value = value(p, ctxt, p.nextToken(), values);
+      name = key(name);
       if (large != null) {
         large.put(name, value);
         continue;

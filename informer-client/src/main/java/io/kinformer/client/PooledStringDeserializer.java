@@ -5,6 +5,7 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.databind.DeserializationContext;
+import tools.jackson.databind.KeyDeserializer;
 import tools.jackson.databind.ValueDeserializer;
 import tools.jackson.databind.deser.jdk.StringDeserializer;
 import tools.jackson.databind.type.LogicalType;
@@ -57,5 +58,26 @@ final class PooledStringDeserializer extends ValueDeserializer<String> {
   @Override
   public Object getEmptyValue(DeserializationContext ctxt) {
     return "";
+  }
+
+  /**
+   * The same pool for {@code Map<String, ...>} keys (labels, annotations, resource names, ...).
+   * The informers' mapper does not canonicalize property names in its parsers (see {@link
+   * Codecs#newCacheMapper}), so without this every key would be a string of its own.
+   *
+   * <p>Thread safety: thread-safe (the pool is).
+   */
+  static final class Keys extends KeyDeserializer {
+
+    private final StringPool pool;
+
+    Keys(StringPool pool) {
+      this.pool = pool;
+    }
+
+    @Override
+    public Object deserializeKey(String key, DeserializationContext ctxt) {
+      return pool.get(key);
+    }
   }
 }

@@ -3,6 +3,7 @@ package io.kinformer.client;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.LimitRangeItem;
 import io.fabric8.kubernetes.api.model.NodeStatus;
@@ -111,6 +112,62 @@ class CacheCompactorTest {
     assertThat(qb.getFormat()).isSameAs(qa.getFormat());
     assertThat(qa.getAdditionalProperties()).isSameAs(Collections.emptyMap());
     assertThat(a.getMetadata().getLabels()).containsEntry("app", "web");
+  }
+
+  @Test
+  void cacheMapper_keysOfSeparateDecodes_areOneStringEach() {
+    // The cache mapper's parsers do not canonicalize names (Codecs.newCacheMapper), so every key
+    // goes through the pool: labels, resource names, FieldsV1 keys, and the keys of untyped
+    // values, small and large. Decoded from a String each time, so no two keys share a buffer.
+    JsonMapper mapper = Codecs.newCacheMapper();
+    String pod = "{\"metadata\":{\"name\":\"p\",\"labels\":{\"app.kubernetes.io/name\":\"web\"},"
+        + "\"managedFields\":[{\"manager\":\"m\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":"
+        + "{\"f:metadata\":{\"f:labels\":{\"f:app.kubernetes.io/name\":{}}}}}]},"
+        + "\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"cpu\":\"1\"}}}]}}";
+    StringBuilder large = new StringBuilder("{");
+    for (int i = 0; i < SmallMap.MAX_SIZE + 4; i++) {
+      large.append(i == 0 ? "" : ",").append("\"key-number-").append(i).append("\":").append(i);
+    }
+    String generic = "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Thing\",\"metadata\":"
+        + "{\"name\":\"t\"},\"spec\":{\"small\":{\"replicas-wanted\":1},\"large\":" + large
+        + "}}}";
+
+    Pod a = mapper.readValue(new String(pod.toCharArray()), Pod.class);
+    Pod b = mapper.readValue(new String(pod.toCharArray()), Pod.class);
+    GenericKubernetesResource ga =
+        mapper.readValue(new String(generic.toCharArray()), GenericKubernetesResource.class);
+    GenericKubernetesResource gb =
+        mapper.readValue(new String(generic.toCharArray()), GenericKubernetesResource.class);
+
+    assertThat(onlyKey(b.getMetadata().getLabels())).isSameAs(onlyKey(a.getMetadata().getLabels()));
+    assertThat(onlyKey(limits(b))).isSameAs(onlyKey(limits(a)));
+    assertThat(fieldsV1Key(b)).isEqualTo("f:app.kubernetes.io/name").isSameAs(fieldsV1Key(a));
+    assertThat(onlyKey(spec(gb, "small"))).isSameAs(onlyKey(spec(ga, "small")));
+    assertThat(spec(gb, "large")).hasSize(SmallMap.MAX_SIZE + 4).isEqualTo(spec(ga, "large"));
+    assertThat(firstKey(spec(gb, "large"))).isSameAs(firstKey(spec(ga, "large")));
+    assertThat(firstKey(gb.getAdditionalProperties())).isSameAs(firstKey(ga.getAdditionalProperties()));
+  }
+
+  private static Object onlyKey(Map<?, ?> m) {
+    assertThat(m).hasSize(1);
+    return firstKey(m);
+  }
+
+  private static Object firstKey(Map<?, ?> m) {
+    return m.keySet().iterator().next();
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Object fieldsV1Key(Pod pod) {
+    Map<String, Object> metadata = (Map<String, Object>) pod.getMetadata().getManagedFields().get(0)
+        .getFieldsV1().getAdditionalProperties().get("f:metadata");
+    return firstKey((Map<String, Object>) metadata.get("f:labels"));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> spec(GenericKubernetesResource r, String field) {
+    return (Map<String, Object>) ((Map<String, Object>) r.getAdditionalProperties().get("spec"))
+        .get(field);
   }
 
   private static Map<String, Quantity> limits(Pod pod) {
