@@ -52,7 +52,9 @@ import tools.jackson.databind.jsontype.TypeDeserializer;
  *   <li>a non-empty map of at most {@value SmallMap#MAX_SIZE} entries becomes a {@link SmallMap}
  *       (ordered, modifiable); a non-empty {@code ArrayList} is trimmed to its size;
  *   <li>inside untyped values ({@code additionalProperties}, {@code FieldsV1}, the body of a
- *       {@code GenericKubernetesResource}) nested maps and lists get the same treatment;
+ *       {@code GenericKubernetesResource}) nested maps and lists get the same treatment, and the
+ *       keys of their maps are pooled (the informers' parsers do not canonicalize names; see
+ *       {@link Codecs#newCacheMapper}), larger maps too, as a copy;
  *   <li>a {@code Quantity} gets pooled amount and format strings and the shared empty {@code
  *       additionalProperties}.
  * </ul>
@@ -301,18 +303,25 @@ final class CacheCompactor extends ValueDeserializerModifier {
    * entries) or a {@code LinkedHashMap}, with its String keys pooled; in its order.
    */
   private static Map<?, ?> withPooledKeys(Map<?, ?> m, StringPool pool) {
-    if (m.size() <= SmallMap.MAX_SIZE) {
-      Object[] kv = new Object[2 * m.size()];
-      int[] at = {0};
-      m.forEach((k, v) -> {
-        kv[at[0]++] = k instanceof String key ? pool.get(key) : k;
-        kv[at[0]++] = v;
-      });
-      return new SmallMap<>(kv, m.size());
+    // m is dropped after this, so its entry-set view may be made; its keys are distinct.
+    if (m.size() > SmallMap.MAX_SIZE) {
+      Map<Object, Object> copy = new LinkedHashMap<>(m.size() * 4 / 3 + 1);
+      for (Map.Entry<?, ?> e : m.entrySet()) {
+        copy.put(pooled(e.getKey(), pool), e.getValue());
+      }
+      return copy;
     }
-    Map<Object, Object> copy = new LinkedHashMap<>(m.size() * 4 / 3 + 1);
-    m.forEach((k, v) -> copy.put(k instanceof String key ? pool.get(key) : k, v));
-    return copy;
+    Object[] kv = new Object[2 * m.size()];
+    int i = 0;
+    for (Map.Entry<?, ?> e : m.entrySet()) {
+      kv[i++] = pooled(e.getKey(), pool);
+      kv[i++] = e.getValue();
+    }
+    return new SmallMap<>(kv, m.size());
+  }
+
+  private static @Nullable Object pooled(@Nullable Object key, StringPool pool) {
+    return key instanceof String s ? pool.get(s) : key;
   }
 
   /** A fabric8 bean deserializer followed by {@link Accessors#compact}. */

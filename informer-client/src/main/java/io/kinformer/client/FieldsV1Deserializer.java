@@ -41,7 +41,7 @@ import tools.jackson.databind.type.LogicalType;
  * v:}, {@code i:} or {@code .}), and reading into an existing {@code FieldsV1} ({@code
  * readerForUpdating}) returns a new object instead of merging (nothing in kinformer does that).
  *
- * <p>In the informers' cache mapper ({@code compact}) nested JSON objects are built straight into
+ * <p>In the informers' cache mapper (with a pool) nested JSON objects are built straight into
  * the form {@link CacheCompactor} would turn Jackson's {@code LinkedHashMap}s into: the shared
  * empty map for {@code {}} (every leaf of a field set), a {@link SmallMap} for up to {@value
  * SmallMap#MAX_SIZE} entries, a {@code LinkedHashMap} beyond that, so no map is built twice.
@@ -62,12 +62,9 @@ final class FieldsV1Deserializer extends StdDeserializer<FieldsV1> {
 
   /**
    * The cache mapper's pool, whose parsers do not canonicalize names: keys are pooled and nested
-   * objects built compact. Null for the plain mapper.
+   * objects built compact. Null for the plain mapper, which does neither.
    */
   private final @Nullable StringPool pool;
-
-  /** Whether nested objects are built compact (the cache mapper). */
-  private final boolean compact;
 
   /**
    * With {@code compactWith} (the cache mapper's pool), keys go through that pool and nested
@@ -83,7 +80,6 @@ final class FieldsV1Deserializer extends StdDeserializer<FieldsV1> {
     super(FieldsV1.class);
     this.untyped = untyped;
     this.pool = compactWith;
-    this.compact = compactWith != null;
   }
 
   @Override
@@ -137,13 +133,14 @@ final class FieldsV1Deserializer extends StdDeserializer<FieldsV1> {
       // As Jackson's any-setter and untyped deserializer do: the value deserializer's null value.
       return values.getNullValue(ctxt);
     }
-    if (!compact) {
+    StringPool compactWith = pool;
+    if (compactWith == null) {
       return values.deserialize(p, ctxt);
     }
     if (t == JsonToken.START_OBJECT) {
       return compactObject(p, ctxt, values);
     }
-    return CacheCompactor.compactUntyped(values.deserialize(p, ctxt), pool);
+    return CacheCompactor.compactUntyped(values.deserialize(p, ctxt), compactWith);
   }
 
   /**
