@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.api.model.FieldsV1;
 import io.fabric8.kubernetes.api.model.Quantity;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.StreamReadConstraints;
-import tools.jackson.core.TokenStreamFactory;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.core.json.JsonFactoryBuilder;
 import tools.jackson.databind.DeserializationFeature;
@@ -54,13 +53,12 @@ final class Codecs {
    * 4.7 KB instead of 16 KB. Only for objects that go into caches, which are shared and read-only
    * by contract; never for objects handed to a caller to modify.
    *
-   * <p>Its parsers do not canonicalize property names: names a bean deserializer knows are matched
-   * from the input bytes without a name table anyway, and the others (map keys, {@code FieldsV1}
-   * keys, the keys of untyped values) go through {@code pool} instead, as values do. Jackson's
-   * table of property names keeps every distinct name it sees, and every pod's managed fields name
-   * one of their own (a pod IP, an owner uid): on a large list the table keeps growing and being
-   * thrown away, and the first watch events after it found a new, empty table, whose code paths
-   * the JIT compiler then compiled all over again (docs/benchmarks.md, ninth-session notes).
+   * <p>Its parsers use a table of property names that stops growing ({@link CacheJsonFactory}):
+   * every pod's managed fields name keys of their own (a pod IP, an owner uid), and Jackson's own
+   * table would keep growing on a large list and be thrown away after it, leaving the first watch
+   * events an empty table, whose code paths the JIT compiler then compiled all over again
+   * (docs/benchmarks.md, ninth- and tenth-session notes). Names the table does not take (map keys,
+   * {@code FieldsV1} keys, the keys of untyped values) go through {@code pool}, as values do.
    */
   static JsonMapper newCacheMapper(StringPool pool) {
     SimpleModule compactor = new SimpleModule("kinformer-cache-compactor");
@@ -81,11 +79,10 @@ final class Codecs {
     SimpleModule strings = new SimpleModule("kinformer-strings");
     strings.addDeserializer(String.class, new PooledStringDeserializer(pool));
     if (compact) {
-      // See newCacheMapper: names go through the pool instead of Jackson's name table.
-      factory.disable(TokenStreamFactory.Feature.CANONICALIZE_PROPERTY_NAMES);
+      // See newCacheMapper: names the bounded name table does not take go through the pool.
       strings.addKeyDeserializer(String.class, new PooledStringDeserializer.Keys(pool));
     }
-    return JsonMapper.builder(factory.build())
+    return JsonMapper.builder(compact ? new CacheJsonFactory(factory) : factory.build())
         .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
         .addModule(strings)
         .addModule(modelModule(compact ? pool : null));
