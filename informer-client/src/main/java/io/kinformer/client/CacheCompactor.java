@@ -53,8 +53,8 @@ import tools.jackson.databind.jsontype.TypeDeserializer;
  *       (ordered, modifiable); a non-empty {@code ArrayList} is trimmed to its size;
  *   <li>inside untyped values ({@code additionalProperties}, {@code FieldsV1}, the body of a
  *       {@code GenericKubernetesResource}) nested maps and lists get the same treatment, and the
- *       keys of their maps are pooled (the informers' parsers do not canonicalize names; see
- *       {@link Codecs#newCacheMapper}), larger maps too, as a copy;
+ *       keys of their maps are pooled (the informers' parsers share only a bounded table of
+ *       names; see {@link CacheJsonFactory}), larger maps too, as a copy;
  *   <li>a {@code Quantity} gets pooled amount and format strings and the shared empty {@code
  *       additionalProperties}.
  * </ul>
@@ -251,7 +251,8 @@ final class CacheCompactor extends ValueDeserializerModifier {
 
   /**
    * Replaces empty maps and lists nested in an untyped value with the shared empty ones, and the
-   * keys of its maps with pooled ones (the cache mapper's parsers do not canonicalize names).
+   * keys of its maps with pooled ones (the cache mapper's name table is bounded: {@link
+   * CacheJsonFactory}).
    */
   static Object compactUntyped(Object value, StringPool pool) {
     if (value instanceof Map<?, ?> m) {

@@ -61,8 +61,8 @@ final class FieldsV1Deserializer extends StdDeserializer<FieldsV1> {
   private final @Nullable ValueDeserializer<Object> untyped;
 
   /**
-   * The cache mapper's pool, whose parsers do not canonicalize names: keys are pooled and nested
-   * objects built compact. Null for the plain mapper, which does neither.
+   * The cache mapper's pool, whose parsers' name table is bounded ({@link CacheJsonFactory}): keys
+   * are pooled and nested objects built compact. Null for the plain mapper, which does neither.
    */
   private final @Nullable StringPool pool;
 

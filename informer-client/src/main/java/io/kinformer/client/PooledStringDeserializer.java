@@ -62,8 +62,9 @@ final class PooledStringDeserializer extends ValueDeserializer<String> {
 
   /**
    * The same pool for {@code Map<String, ...>} keys (labels, annotations, resource names, ...).
-   * The informers' mapper does not canonicalize property names in its parsers (see {@link
-   * Codecs#newCacheMapper}), so without this every key would be a string of its own.
+   * The informers' mapper shares only a bounded table of names among its parsers (see {@link
+   * CacheJsonFactory}): without this, every key the table no longer takes would be a string of its
+   * own.
    *
    * <p>Thread safety: thread-safe (the pool is).
    */

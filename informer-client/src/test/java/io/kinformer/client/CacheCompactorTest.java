@@ -22,6 +22,7 @@ import io.fabric8.kubernetes.api.model.VolumeResourceRequirements;
 import java.lang.reflect.Field;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
+import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -116,10 +117,16 @@ class CacheCompactorTest {
 
   @Test
   void cacheMapper_keysOfSeparateDecodes_areOneStringEach() {
-    // The cache mapper's parsers do not canonicalize names (Codecs.newCacheMapper), so every key
-    // goes through the pool: labels, resource names, FieldsV1 keys, and the keys of untyped
-    // values, small and large. Decoded from a String each time, so no two keys share a buffer.
+    // The cache mapper's name table is bounded (CacheJsonFactory): once it is full, new keys come
+    // out of the parser as new strings, and the pool makes them one: labels, resource names,
+    // FieldsV1 keys, and the keys of untyped values, small and large. Decoded from a new byte
+    // array each time, so no two keys share a buffer.
     JsonMapper mapper = Codecs.newCacheMapper();
+    StringBuilder filler = new StringBuilder("{");
+    for (int i = 0; i < CacheJsonFactory.MAX_NAMES; i++) {
+      filler.append(i == 0 ? "" : ",").append("\"filler-").append(i).append("\":0");
+    }
+    mapper.readTree(filler.append('}').toString().getBytes(StandardCharsets.UTF_8));
     String pod = "{\"metadata\":{\"name\":\"p\",\"labels\":{\"app.kubernetes.io/name\":\"web\"},"
         + "\"managedFields\":[{\"manager\":\"m\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":"
         + "{\"f:metadata\":{\"f:labels\":{\"f:app.kubernetes.io/name\":{}}}}}]},"
@@ -132,12 +139,12 @@ class CacheCompactorTest {
         + "{\"name\":\"t\"},\"spec\":{\"small\":{\"replicas-wanted\":1},\"large\":" + large
         + "}}}";
 
-    Pod a = mapper.readValue(new String(pod.toCharArray()), Pod.class);
-    Pod b = mapper.readValue(new String(pod.toCharArray()), Pod.class);
-    GenericKubernetesResource ga =
-        mapper.readValue(new String(generic.toCharArray()), GenericKubernetesResource.class);
-    GenericKubernetesResource gb =
-        mapper.readValue(new String(generic.toCharArray()), GenericKubernetesResource.class);
+    Pod a = mapper.readValue(pod.getBytes(StandardCharsets.UTF_8), Pod.class);
+    Pod b = mapper.readValue(pod.getBytes(StandardCharsets.UTF_8), Pod.class);
+    GenericKubernetesResource ga = mapper.readValue(
+        generic.getBytes(StandardCharsets.UTF_8), GenericKubernetesResource.class);
+    GenericKubernetesResource gb = mapper.readValue(
+        generic.getBytes(StandardCharsets.UTF_8), GenericKubernetesResource.class);
 
     assertThat(onlyKey(b.getMetadata().getLabels())).isSameAs(onlyKey(a.getMetadata().getLabels()));
     assertThat(onlyKey(limits(b))).isSameAs(onlyKey(limits(a)));
