@@ -20,11 +20,12 @@ import tools.jackson.core.sym.ByteQuadsCanonicalizer;
  * Jackson keeps every distinct property name its byte parsers meet in a table shared by the
  * factory's parsers, so that a name seen before costs a lookup instead of a new {@code String}.
  * Every pod's managed fields name keys of their own ({@code k:{"ip":"10.0.3.7"}}, an owner's
- * uid), so on a large list the table grows without end: it is copied at each doubling, cleared at
- * 64 Ki names, and dropped when the parser closes with more than 6,000 (the first watch parser
- * after a large list then starts from an empty table). Turning the table off is no way out: a
- * factory without it decodes UTF-8 into characters first and parses those (Jackson's {@code
- * ByteSourceJsonBootstrapper}), which costs more time and allocation than the table ever did.
+ * uid), so on a large list the table grows without end: it is copied at each doubling, cleared
+ * when it would pass 64 Ki slots, and dropped when the parser closes with more than 6,000 names
+ * (the first watch parser after a large list then starts from an empty table). Turning the table
+ * off is no way out: a factory without it decodes UTF-8 into characters first and parses those
+ * (Jackson's {@code ByteSourceJsonBootstrapper}), which costs more time and allocation than the
+ * table ever did. The table holds about half a megabyte when full.
  *
  * <p>So here the table takes names until it holds {@link #MAX_NAMES}, and from then on a new name
  * is returned as decoded, uncanonicalized: the pool ({@link PooledStringDeserializer.Keys}, {@link
