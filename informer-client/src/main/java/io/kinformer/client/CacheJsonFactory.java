@@ -1,6 +1,7 @@
 package io.kinformer.client;
 
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.ObjectReadContext;
@@ -45,12 +46,31 @@ final class CacheJsonFactory extends JsonFactory {
 
   private final transient ByteQuadsCanonicalizer names = new BoundedRoot();
 
+  /**
+   * A document with the names of a watch event's envelope, which no list has: read once by each
+   * new factory so that they are in the table before a large list fills it. Otherwise {@code
+   * "object"} would miss the full table in every event, and the first event would send the
+   * parser's name lookup, compiled during the list without ever missing, back to the interpreter.
+   */
+  private static final byte[] SEED =
+      "{\"type\":\"\",\"object\":{}}".getBytes(StandardCharsets.UTF_8);
+
   CacheJsonFactory(JsonFactoryBuilder builder) {
     super(builder.enable(TokenStreamFactory.Feature.CANONICALIZE_PROPERTY_NAMES));
+    seed();
   }
 
   private CacheJsonFactory(CacheJsonFactory source) {
     super(source);
+    seed();
+  }
+
+  private void seed() {
+    try (JsonParser p = createParser(ObjectReadContext.empty(), SEED)) {
+      while (p.nextToken() != null) {
+        // the names enter the table as the parser meets them; it hands them over on close
+      }
+    }
   }
 
   /** How many names the shared table holds (for tests). */

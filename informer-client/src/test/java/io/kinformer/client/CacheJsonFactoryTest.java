@@ -57,8 +57,37 @@ class CacheJsonFactoryTest {
   }
 
   @Test
-  void copy_isTheSameKindOfFactory() {
-    assertThat(factory.copy()).isInstanceOf(CacheJsonFactory.class);
+  void watchEnvelopeNames_areInTheTable_evenAfterAListFilledIt() {
+    // A large list fills the table with names of its own; a watch's "object" comes after.
+    readMap(manyKeys("list-", CacheJsonFactory.MAX_NAMES + 10));
+    byte[] event = "{\"type\":\"MODIFIED\",\"object\":{}}".getBytes(StandardCharsets.UTF_8);
+
+    String[] first = envelopeNames(event);
+    String[] second = envelopeNames(event);
+
+    assertThat(first).containsExactly("type", "object");
+    assertThat(second[0]).isSameAs(first[0]);
+    assertThat(second[1]).isSameAs(first[1]);
+  }
+
+  @Test
+  void copy_isTheSameKindOfFactory_withItsOwnSeededTable() {
+    readMap(manyKeys("original-", 10));
+
+    CacheJsonFactory copy = (CacheJsonFactory) factory.copy();
+
+    assertThat(copy.namesInTable()).isEqualTo(2); // "type" and "object"
+    assertThat(factory.namesInTable()).isEqualTo(12);
+  }
+
+  private String[] envelopeNames(byte[] event) {
+    try (JsonParser p = mapper.createParser(new ByteArrayInputStream(event))) {
+      p.nextToken();
+      String type = p.nextName();
+      p.nextToken();
+      String object = p.nextName();
+      return new String[] {type, object};
+    }
   }
 
   private static byte[] manyKeys(String prefix, int count) {
