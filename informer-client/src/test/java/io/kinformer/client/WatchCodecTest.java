@@ -316,6 +316,39 @@ class WatchCodecTest {
   }
 
   @Test
+  void next_bracesQuotesAndBackslashesInsideStrings_doNotEndTheEvent() {
+    String tricky = "}]{[\\\"}\\\\"; // JSON: }]{[, an escaped quote, }, an escaped backslash
+    String event = "{\"type\":\"ADDED\",\"object\":{\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\","
+        + "\"labels\":{\"t\":\"" + tricky + "\"}}}}\n";
+    String next =
+        "{\"type\":\"DELETED\",\"object\":{\"kind\":\"Pod\",\"metadata\":{\"name\":\"b\"}}}";
+
+    List<WatchEvent<Pod>> events =
+        readAll(codec(PODS, new TrickleStream(bytes(event + event + next))));
+
+    assertThat(events).extracting(WatchEvent::type)
+        .containsExactly(WatchEventType.ADDED, WatchEventType.ADDED, WatchEventType.DELETED);
+    assertThat(events.get(1).object().getMetadata().getLabels()).containsEntry("t", "}]{[\"}\\");
+  }
+
+  @Test
+  void next_badEventBetweenGoodOnes_namesItsOffsetInTheStream_andQuotesItsBytes() {
+    String good = CodecTranscripts.read("watch-03-bookmarks.jsonl");
+    String bad = "{\"type\":\"ADDED\",\"object\":{\"metadata\":@BAD@}}\n";
+    WatchCodec<Pod> codec = codec(PODS,
+        new ChunkedStream(bytes(good + bad + good), 7, 300, good.length() + 20));
+
+    for (int i = 0; i < 5; i++) {
+      assertThat(codec.next()).isNotNull();
+    }
+    int at = bytes(good).length + bad.indexOf('@');
+    assertThatThrownBy(codec::next)
+        .isInstanceOf(InformerException.class)
+        .hasMessageContaining("near byte " + at + ": ")
+        .hasMessageContaining("\"metadata\":@BAD@}}\\n{\"type\"");
+  }
+
+  @Test
   void chunkedStream_helper_respectsBoundaries() {
     ChunkedStream s = new ChunkedStream(bytes("abcdef"), 2, 4);
     byte[] buf = new byte[10];
