@@ -45,4 +45,23 @@ public interface Store<T> {
 
   /** Meaningless for a plain store (does nothing); queues use it to re-deliver objects. */
   void resync();
+
+  /**
+   * Records that the server has sent every change up to {@code resourceVersion} (a watch bookmark),
+   * so that {@link #lastStoreSyncResourceVersion()} can move on while no object changes (client-go's
+   * {@code Store.Bookmark}). The reflector calls it for every bookmark; a queue passes it on to its
+   * consumer in order with the objects. Does nothing by default.
+   */
+  default void bookmark(String resourceVersion) {}
+
+  /**
+   * The resourceVersion of the newest write or bookmark this store has applied (client-go's {@code
+   * LastStoreSyncResourceVersion}): the version of the object last added, updated or deleted, of the
+   * last {@link #replace}, or of the last {@link #bookmark}, whichever came last. A controller that
+   * wrote an object compares it with the version its write returned to tell whether its cache has
+   * seen that write. Empty before the first write and for stores that do not track it (the default).
+   */
+  default String lastStoreSyncResourceVersion() {
+    return "";
+  }
 }
