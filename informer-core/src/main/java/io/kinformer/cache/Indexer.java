@@ -24,16 +24,16 @@ public interface Indexer<T> extends Store<T> {
   List<T> index(String indexName, T obj);
 
   /**
-   * The keys of the objects filed under {@code indexedValue} in index {@code indexName}.
+   * The keys of the objects filed under {@code indexedValue} in index {@code indexName}, sorted (as
+   * client-go's {@code IndexKeys}).
    *
    * @throws IllegalArgumentException if no index has that name
    */
   List<String> indexKeys(String indexName, String indexedValue);
 
   /**
-   * Every value of index {@code indexName} that at least one object is filed under.
-   *
-   * @throws IllegalArgumentException if no index has that name
+   * Every value of index {@code indexName} that at least one object is filed under; empty if no
+   * index has that name (as client-go's {@code ListIndexFuncValues}).
    */
   List<String> listIndexFuncValues(String indexName);
 

@@ -1,5 +1,6 @@
 package io.kinformer.cache;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -61,7 +62,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param <T> the object type
  */
-final class ThreadSafeIndexer<T> implements Indexer<T> {
+final class ThreadSafeIndexer<T> implements Indexer<T>, TransactionStore<T> {
 
   private final KeyFunc<T> keyFunc;
 
@@ -86,6 +87,12 @@ final class ThreadSafeIndexer<T> implements Indexer<T> {
    * index function returns, and only those. Guarded by {@link #lock}; replaced by replace().
    */
   private HashMap<String, HashMap<String, Object>> indices;
+
+  /**
+   * The resourceVersion of the last write or bookmark (client-go's {@code threadSafeMap.rv}); see
+   * {@link #lastStoreSyncResourceVersion()}. Written under the write lock, read without it.
+   */
+  private volatile String resourceVersion = "";
 
   ThreadSafeIndexer(KeyFunc<T> keyFunc, Map<String, IndexFunc<T>> indexers) {
     this.keyFunc = Objects.requireNonNull(keyFunc, "keyFunc");
@@ -126,14 +133,35 @@ final class ThreadSafeIndexer<T> implements Indexer<T> {
       T old = items.get(key);
       List<List<String>> oldValues = old == null ? null : fns.valuesOf(old, key);
       // Every user function has run: nothing below can throw.
-      items.put(key, obj);
-      for (int i = 0; i < fns.size(); i++) {
-        updateIndexLocked(
-            fns.name(i), key, oldValues == null ? null : oldValues.get(i), newValues.get(i));
-      }
+      putLocked(fns, key, obj, old, oldValues, newValues);
+      noteResourceVersionLocked(obj);
       return old;
     } finally {
       writeLock.unlock();
+    }
+  }
+
+  private void putLocked(
+      IndexerSet<T> fns,
+      String key,
+      T obj,
+      @Nullable T old,
+      @Nullable List<List<String>> oldValues,
+      List<List<String>> newValues) {
+    assert lock.isWriteLockedByCurrentThread();
+    items.put(key, obj);
+    for (int i = 0; i < fns.size(); i++) {
+      updateIndexLocked(
+          fns.name(i), key, oldValues == null ? null : oldValues.get(i), newValues.get(i));
+    }
+  }
+
+  /** Records the resourceVersion of {@code obj}, if it has metadata (client-go's rvFromObject). */
+  private void noteResourceVersionLocked(Object obj) {
+    assert lock.isWriteLockedByCurrentThread();
+    if (obj instanceof HasMetadata m && m.getMetadata() != null) {
+      String rv = m.getMetadata().getResourceVersion();
+      resourceVersion = rv == null ? "" : rv;
     }
   }
 
@@ -143,56 +171,265 @@ final class ThreadSafeIndexer<T> implements Indexer<T> {
     String key = keyOf(obj);
     writeLock.lock();
     try {
-      T old = items.get(key);
-      if (old == null) {
-        return;
+      deleteLocked(key);
+      noteResourceVersionLocked(obj);
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /** Removes what is stored under {@code key}, if anything; returns it. */
+  private @Nullable T deleteLocked(String key) {
+    assert lock.isWriteLockedByCurrentThread();
+    T old = items.get(key);
+    if (old == null) {
+      return null;
+    }
+    // Unindex what is stored under the key (client-go's deleteLocked), not the argument, which
+    // may be a newer state with different index values.
+    IndexerSet<T> fns = indexers;
+    List<List<String>> oldValues = fns.valuesOf(old, key);
+    items.remove(key);
+    for (int i = 0; i < fns.size(); i++) {
+      updateIndexLocked(fns.name(i), key, oldValues.get(i), null);
+    }
+    return old;
+  }
+
+  @Override
+  public void transaction(List<Transaction<T>> transactions) {
+    RuntimeException[] errors = new RuntimeException[transactions.size()];
+    applyBatch(transactions, new Object[transactions.size()], errors);
+    List<Integer> ok = new ArrayList<>(transactions.size());
+    List<RuntimeException> failures = new ArrayList<>();
+    for (int i = 0; i < errors.length; i++) {
+      if (errors[i] == null) {
+        ok.add(i);
+      } else {
+        failures.add(errors[i]);
       }
-      // Unindex what is stored under the key (client-go's deleteLocked), not the argument, which
-      // may be a newer state with different index values.
+    }
+    if (!failures.isEmpty()) {
+      throw new TransactionException(ok, transactions.size(), failures);
+    }
+  }
+
+  /** {@link #commit} of {@link #prepare}: the whole batch in one call. */
+  void applyBatch(List<Transaction<T>> txns, Object[] previous, RuntimeException[] errors) {
+    commit(prepare(txns), previous, errors);
+  }
+
+  /**
+   * The first half of a batch write, which takes no write lock and so may run while the caller
+   * holds none of its own: computes each transaction's key, the index values of its new object,
+   * and those of the object it will replace (read under the read lock). A key or index function
+   * that fails marks its transaction failed. {@link #commit} then applies the batch.
+   */
+  Prepared<T> prepare(List<Transaction<T>> txns) {
+    int n = txns.size();
+    Prepared<T> p = new Prepared<>(List.copyOf(txns), indexers);
+    for (int i = 0; i < n; i++) {
+      Transaction<T> txn = p.txns.get(i);
+      try {
+        p.keys[i] = keyOf(txn.object());
+        if (txn.type() != Transaction.Type.DELETE) {
+          p.newValues[i] = p.fns.valuesOf(txn.object(), p.keys[i]);
+        }
+      } catch (RuntimeException e) {
+        p.errors[i] = e;
+      }
+    }
+    readLock.lock();
+    try {
+      for (int i = 0; i < n; i++) {
+        if (p.errors[i] == null) {
+          p.olds[i] = items.get(p.keys[i]);
+        }
+      }
+    } finally {
+      readLock.unlock();
+    }
+    for (int i = 0; i < n; i++) {
+      @SuppressWarnings("unchecked")
+      T old = (T) p.olds[i];
+      if (p.errors[i] == null && old != null) {
+        try {
+          p.oldValues[i] = p.fns.valuesOf(old, p.keys[i]);
+        } catch (RuntimeException e) {
+          p.errors[i] = e;
+        }
+      }
+    }
+    return p;
+  }
+
+  /**
+   * Applies a {@link #prepare prepared} batch in order under one write lock (client-go's {@code
+   * threadSafeMap.Transaction}). For each transaction {@code previous[i]} receives the object it
+   * replaced or deleted (null if the key was absent), or {@code errors[i]} why it was skipped (a key
+   * or index function failed; nothing was changed for it). The resourceVersion becomes the last
+   * transaction's object's. Index values computed by {@code prepare} are used as they are unless
+   * another write or an added index made them stale; only then are they computed again, under the
+   * lock (never the case for the informer, the only writer of its indexer).
+   */
+  void commit(Prepared<T> p, Object[] previous, RuntimeException[] errors) {
+    int n = p.txns.size();
+    System.arraycopy(p.errors, 0, errors, 0, n);
+    if (n == 0) {
+      return;
+    }
+    writeLock.lock();
+    try {
       IndexerSet<T> fns = indexers;
-      List<List<String>> oldValues = fns.valuesOf(old, key);
-      items.remove(key);
-      for (int i = 0; i < fns.size(); i++) {
-        updateIndexLocked(fns.name(i), key, oldValues.get(i), null);
+      boolean indexersChanged = fns != p.fns;
+      for (int i = 0; i < n; i++) {
+        if (errors[i] != null) {
+          continue;
+        }
+        Transaction<T> txn = p.txns.get(i);
+        String key = p.keys[i];
+        try {
+          if (txn.type() == Transaction.Type.DELETE) {
+            previous[i] = deleteLocked(key);
+          } else {
+            T old = items.get(key);
+            List<List<String>> oldValues;
+            List<List<String>> values;
+            if (indexersChanged || old != p.olds[i]) {
+              oldValues = old == null ? null : fns.valuesOf(old, key);
+              values = indexersChanged ? fns.valuesOf(txn.object(), key) : p.newValues[i];
+            } else {
+              oldValues = p.oldValues[i];
+              values = p.newValues[i];
+            }
+            putLocked(fns, key, txn.object(), old, oldValues, values);
+            previous[i] = old;
+          }
+        } catch (RuntimeException e) {
+          errors[i] = e; // an index function failed before anything changed for this one
+        }
       }
+      noteResourceVersionLocked(p.txns.get(n - 1).object());
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /** A batch between {@link #prepare} and {@link #commit}; parallel arrays, one slot a write. */
+  static final class Prepared<T> {
+    private final List<Transaction<T>> txns;
+    private final IndexerSet<T> fns;
+    private final String[] keys;
+    private final List<List<String>>[] newValues;
+    private final Object[] olds;
+    private final List<List<String>>[] oldValues;
+    private final RuntimeException[] errors;
+
+    @SuppressWarnings("unchecked")
+    private Prepared(List<Transaction<T>> txns, IndexerSet<T> fns) {
+      int n = txns.size();
+      this.txns = txns;
+      this.fns = fns;
+      this.keys = new String[n];
+      this.newValues = new List[n];
+      this.olds = new Object[n];
+      this.oldValues = new List[n];
+      this.errors = new RuntimeException[n];
+    }
+  }
+
+  @Override
+  public void bookmark(String resourceVersion) {
+    Objects.requireNonNull(resourceVersion, "resourceVersion");
+    writeLock.lock();
+    try {
+      this.resourceVersion = resourceVersion;
     } finally {
       writeLock.unlock();
     }
   }
 
   @Override
+  public String lastStoreSyncResourceVersion() {
+    return resourceVersion;
+  }
+
+  @Override
   public void replace(Collection<? extends T> objects, String resourceVersion) {
+    replaceReturningPrevious(objects, resourceVersion);
+  }
+
+  /**
+   * {@link #replace}, returning the content it replaced, which nothing references or changes any
+   * more, and the keys of {@code objects}: the informer works out a relist's deletions and updates
+   * from them without computing every key a second time. Everything is built by {@link
+   * #prepareReplace}, which takes no write lock; {@link #commitReplace} swaps it in.
+   */
+  Replacement<T> replaceReturningPrevious(
+      Collection<? extends T> objects, String resourceVersion) {
+    return commitReplace(prepareReplace(objects), resourceVersion);
+  }
+
+  /** Builds the content of a {@link #replace} aside: keys, items and every index. */
+  PreparedReplace<T> prepareReplace(Collection<? extends T> objects) {
     Objects.requireNonNull(objects, "objects");
-    while (true) {
-      IndexerSet<T> fns = indexers;
-      HashMap<String, T> newItems = new HashMap<>(capacityFor(objects.size()));
-      for (T obj : objects) {
-        Objects.requireNonNull(obj, "replace: null object in the list");
-        newItems.put(keyOf(obj), obj); // a repeated key keeps the last object, as in Go
-      }
-      HashMap<String, HashMap<String, Object>> newIndices = emptyIndices(fns);
-      for (Map.Entry<String, T> e : newItems.entrySet()) {
-        List<List<String>> values = fns.valuesOf(e.getValue(), e.getKey());
-        for (int i = 0; i < fns.size(); i++) {
-          HashMap<String, Object> index = newIndices.get(fns.name(i));
-          for (String value : values.get(i)) {
-            addKey(index, value, e.getKey());
-          }
+    IndexerSet<T> fns = indexers;
+    String[] keys = new String[objects.size()];
+    HashMap<String, T> newItems = new HashMap<>(capacityFor(objects.size()));
+    int k = 0;
+    for (T obj : objects) {
+      Objects.requireNonNull(obj, "replace: null object in the list");
+      keys[k] = keyOf(obj);
+      newItems.put(keys[k++], obj); // a repeated key keeps the last object, as in Go
+    }
+    return new PreparedReplace<>(fns, keys, newItems, buildIndices(fns, newItems));
+  }
+
+  private HashMap<String, HashMap<String, Object>> buildIndices(
+      IndexerSet<T> fns, HashMap<String, T> newItems) {
+    HashMap<String, HashMap<String, Object>> newIndices = emptyIndices(fns);
+    for (Map.Entry<String, T> e : newItems.entrySet()) {
+      List<List<String>> values = fns.valuesOf(e.getValue(), e.getKey());
+      for (int i = 0; i < fns.size(); i++) {
+        HashMap<String, Object> index = newIndices.get(fns.name(i));
+        for (String value : values.get(i)) {
+          addKey(index, value, e.getKey());
         }
       }
-      writeLock.lock();
-      try {
-        if (fns == indexers) {
-          items = newItems;
-          indices = newIndices;
-          return;
-        }
-      } finally {
-        writeLock.unlock();
-      }
-      // An index was added while we built: rare; build again with the current set.
+    }
+    return newIndices;
+  }
+
+  /**
+   * Swaps in a {@link #prepareReplace prepared} content. If an index was added since it was
+   * prepared (rare), the indices are built again under the lock.
+   */
+  Replacement<T> commitReplace(PreparedReplace<T> p, String resourceVersion) {
+    Objects.requireNonNull(resourceVersion, "resourceVersion");
+    writeLock.lock();
+    try {
+      HashMap<String, T> old = items;
+      indices = p.fns == indexers ? p.indices : buildIndices(indexers, p.items);
+      items = p.items;
+      this.resourceVersion = resourceVersion;
+      return new Replacement<>(old, p.keys);
+    } finally {
+      writeLock.unlock();
     }
   }
+
+  /** A replace's content, built aside by {@link #prepareReplace}. */
+  record PreparedReplace<T>(
+      IndexerSet<T> fns,
+      String[] keys,
+      HashMap<String, T> items,
+      HashMap<String, HashMap<String, Object>> indices) {}
+
+  /**
+   * What a replace replaced: the previous content, keyed, owned by the caller now; and the keys of
+   * the objects given, in their order.
+   */
+  record Replacement<T>(Map<String, T> previous, String[] keys) {}
 
   @Override
   public void resync() {
@@ -348,8 +585,10 @@ final class ThreadSafeIndexer<T> implements Indexer<T> {
     readLock.lock();
     try {
       requireIndex(indexers, indexName);
-      return Collections.unmodifiableList(
-          new ArrayList<>(keysOf(indices.get(indexName).get(indexedValue))));
+      // Sorted, as client-go's IndexKeys (sets.List).
+      List<String> keys = new ArrayList<>(keysOf(indices.get(indexName).get(indexedValue)));
+      Collections.sort(keys);
+      return Collections.unmodifiableList(keys);
     } finally {
       readLock.unlock();
     }
@@ -357,10 +596,14 @@ final class ThreadSafeIndexer<T> implements Indexer<T> {
 
   @Override
   public List<String> listIndexFuncValues(String indexName) {
+    Objects.requireNonNull(indexName, "indexName");
     readLock.lock();
     try {
-      requireIndex(indexers, indexName);
-      return Collections.unmodifiableList(new ArrayList<>(indices.get(indexName).keySet()));
+      // An unknown index has no values (client-go's getIndexValues), rather than an error.
+      HashMap<String, Object> index = indices.get(indexName);
+      return index == null
+          ? List.of()
+          : Collections.unmodifiableList(new ArrayList<>(index.keySet()));
     } finally {
       readLock.unlock();
     }
@@ -517,7 +760,7 @@ final class ThreadSafeIndexer<T> implements Indexer<T> {
    * @param names the names, in the order of {@code byName}
    * @param functions the functions, parallel to {@code names}
    */
-  private record IndexerSet<T>(
+  record IndexerSet<T>(
       Map<String, IndexFunc<T>> byName, List<String> names, List<IndexFunc<T>> functions) {
 
     static <T> IndexerSet<T> of(Map<String, IndexFunc<T>> indexers) {
@@ -560,7 +803,9 @@ final class ThreadSafeIndexer<T> implements Indexer<T> {
       List<String> values;
       try {
         values = fn.values(obj);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | StackOverflowError | LinkageError | AssertionError e) {
+        // A bug in the user's function fails this object's write alone. Other Errors (out of
+        // memory, an internal JVM error) leave nothing to recover and propagate.
         throw new IllegalArgumentException(
             "index function \"" + name + "\" failed for " + what + ": " + e, e);
       }

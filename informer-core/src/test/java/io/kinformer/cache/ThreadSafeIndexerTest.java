@@ -379,7 +379,6 @@ class ThreadSafeIndexerTest {
     return Stream.of(
         new UnknownIndexCase("index", i -> i.index("nope", pod("ns", "a", null))),
         new UnknownIndexCase("indexKeys", i -> i.indexKeys("nope", "v")),
-        new UnknownIndexCase("listIndexFuncValues", i -> i.listIndexFuncValues("nope")),
         new UnknownIndexCase("byIndex", i -> i.byIndex("nope", "v")));
   }
 
