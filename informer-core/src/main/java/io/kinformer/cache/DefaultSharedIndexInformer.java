@@ -3,11 +3,11 @@ package io.kinformer.cache;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.kinformer.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,31 +26,34 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The {@link SharedIndexInformer}: client-go's {@code sharedIndexInformer} plus its {@code
- * controller} ({@code tools/cache/shared_informer.go}, {@code controller.go}).
+ * controller} ({@code tools/cache/shared_informer.go}, {@code controller.go}), with client-go
+ * 1.36's pipeline: the reflector queues into a {@link RealFifo} (every event in arrival order; a
+ * relist as one {@code REPLACED_ALL}, a resync as one {@code SYNC_ALL}, bookmarks as {@code
+ * BOOKMARK}), and the processing thread pops batches of up to 1000 deltas with distinct keys,
+ * applies each batch to the indexer in one transaction, then queues the handlers' notifications.
  *
  * <h2>Threads</h2>
  *
  * <ul>
- *   <li>{@code kinformer-<name>-reflector}: the {@link Reflector}, writing into the {@link
- *       DeltaFifo}.
- *   <li>{@code kinformer-<name>-processor}: pops the FIFO and runs {@link #handleDeltas}, which
- *       updates the indexer and queues notifications; it never runs handlers.
+ *   <li>{@code kinformer-<name>-reflector}: the {@link Reflector}, writing into the FIFO.
+ *   <li>{@code kinformer-<name>-processor}: pops the FIFO and runs {@link #handleBatch} and {@link
+ *       #handleDelta}, which update the indexer and queue notifications; it never runs handlers.
  *   <li>delivery executor threads: run handler calls, one drain task per handler at a time.
- *   <li>the scheduler's thread: backoff wake-ups and resync ticks.
+ *   <li>the scheduler's thread: backoff wake-ups and resync ticks (a tick only queues {@code
+ *       SYNC_ALL}; the walk over the cache runs on the processing thread).
  * </ul>
  *
- * <h2>Locks, in acquisition order</h2>
+ * <h2>Locks</h2>
  *
- * <ol>
- *   <li>the FIFO's lock (held by {@code pop} while {@link #handleDeltas} runs);
- *   <li>{@link #blockDeltas}: held while deltas are applied and while a late handler is seeded with
- *       the cache content, so that the seed and the live stream neither overlap nor leave a gap
- *       (client-go's {@code blockDeltas});
- *   <li>the indexer's lock, and the processor's and listeners' locks (leaves: they call nothing).
- * </ol>
- *
- * {@link #lifecycle} guards start/stop and handler registration; it is taken before {@link
- * #blockDeltas} when a late handler is added, and never while the FIFO lock is held.
+ * <p>The FIFO's lock is never held while a batch is processed (see {@link RealFifo}). {@link
+ * #blockDeltas} is held while a batch is committed to the indexer and its notifications queued,
+ * and while a late handler is seeded with the cache content, so that the seed and the live stream
+ * neither overlap nor leave a gap (client-go's {@code blockDeltas}). Under it run only the
+ * indexer's commit (no user code: keys and index values are computed before, by {@code prepare})
+ * and the listeners' buffers (leaves: they call nothing). Handler drains are handed to the
+ * delivery executor, which may be the user's, only after it is released. {@link #lifecycle}
+ * guards start/stop and handler registration; it is taken before {@link #blockDeltas} when a late
+ * handler is added, and never by the processing thread.
  *
  * <h2>Closing</h2>
  *
@@ -99,7 +102,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   // @GuardedBy("lifecycle")
   private @Nullable WatchErrorHandler watchErrorHandler;
   // Set once by start(), under lifecycle; read by any thread.
-  private volatile @Nullable DeltaFifo<T> fifo;
+  private volatile @Nullable RealFifo<T> fifo;
   private volatile @Nullable Reflector<T> reflector;
   private @Nullable Thread processingThread;
   // The same thread, readable without the lifecycle lock (by a second close()).
@@ -158,9 +161,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
 
   @Override
   public ResourceEventHandlerRegistration addEventHandler(ResourceEventHandler<? super T> handler) {
-    synchronized (lifecycle) {
-      return addEventHandler(handler, defaultEventHandlerResyncPeriod);
-    }
+    return addEventHandler(handler, defaultEventHandlerResyncPeriod); // final: no lock needed
   }
 
   @Override
@@ -170,6 +171,8 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
     if (resyncPeriod.isNegative()) {
       throw new IllegalArgumentException("resync period must not be negative: " + resyncPeriod);
     }
+    ProcessorListener<T> late;
+    boolean submitLate;
     synchronized (lifecycle) {
       if (stopped) {
         throw new IllegalStateException(
@@ -222,18 +225,25 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
         return listener;
       }
       // A late joiner: stop applying deltas, replay the cache, then let deltas flow again. The
-      // handler sees every cached object once, then exactly the changes after that point.
+      // handler sees every cached object once, then exactly the changes after that point. The
+      // drain starts once no lock is held (the executor may be the user's).
+      boolean submit = false;
       blockDeltas.lock();
       try {
         processor.addListener(listener);
         for (T obj : indexer.list()) {
-          listener.add(new Notification.Add<>(obj, true));
+          submit |= listener.enqueue(new Notification.Add<>(obj, true));
         }
       } finally {
         blockDeltas.unlock();
       }
-      return listener;
+      late = listener;
+      submitLate = submit;
     }
+    if (submitLate) {
+      late.submitDrain();
+    }
+    return late;
   }
 
   @Override
@@ -273,7 +283,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
 
   @Override
   public boolean hasSynced() {
-    DeltaFifo<T> f = fifo;
+    RealFifo<T> f = fifo;
     return f != null && f.hasSynced();
   }
 
@@ -331,12 +341,8 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
       if (started) {
         return;
       }
-      DeltaFifo<T> f =
-          DeltaFifo.<T>builder(Keys::metaNamespaceKey)
-              .knownObjects(indexer)
-              .transform(transform)
-              .name(name)
-              .build();
+      RealFifo<T> f =
+          RealFifo.<T>builder(Keys::metaNamespaceKey).transform(transform).name(name).build();
       Reflector.Builder<T> rb =
           Reflector.builder(name, listerWatcher, f)
               .clock(clock)
@@ -393,74 +399,167 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   }
 
   private void processLoop() {
-    DeltaFifo<T> f = Objects.requireNonNull(fifo);
+    RealFifo<T> f = Objects.requireNonNull(fifo);
     while (!stopped) {
       try {
-        Optional<List<Delta<T>>> popped = f.pop(this::handleDeltas);
-        if (popped.isEmpty()) {
+        if (!f.popBatch(this::handleBatch, this::handleDelta)) {
           return; // closed and drained
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;
+      } catch (VirtualMachineError e) {
+        throw e;
       } catch (RuntimeException e) {
-        log.warn("informer={} failed to process an object; going on with the next", name, e);
+        log.warn("informer={} failed to process a delta; going on with the next", name, e);
       } catch (Throwable t) {
         // An Error from user code run here (an index function, the key function): ending the
         // thread would freeze the cache for good while the reflector keeps queueing.
         log.error(
-            "informer={} failed to process an object ({}); going on with the next",
+            "informer={} failed to process a delta ({}); going on with the next",
             name, t.getClass().getName(), t);
       }
     }
   }
 
   /**
-   * client-go's {@code processDeltas}: apply each delta to the indexer, then queue the matching
-   * notification. Runs on the processing thread under the FIFO's lock.
+   * client-go's {@code processDeltas} for one delta: a relist, a resync, a bookmark, or a single
+   * object's change.
    */
-  private void handleDeltas(List<Delta<T>> deltas, boolean isInInitialList) {
+  private void handleDelta(Delta<T> d, boolean isInInitialList) {
+    switch (d.type()) {
+      case REPLACED_ALL -> {
+        @SuppressWarnings("unchecked")
+        Delta.ReplacedAllInfo<T> info = (Delta.ReplacedAllInfo<T>) d.object();
+        handleReplacedAll(info, isInInitialList);
+      }
+      case SYNC_ALL -> handleSyncAll();
+      case BOOKMARK -> indexer.bookmark(((Delta.BookmarkInfo) d.object()).resourceVersion());
+      default -> handleBatch(List.of(d), isInInitialList);
+    }
+  }
+
+  /**
+   * client-go's {@code processDeltasInBatch}: the batch's objects go into the indexer in one
+   * transaction, then their notifications are queued, in order. Keys and index values are
+   * computed first, holding no lock of ours; {@link #blockDeltas} is held while the batch is
+   * committed and its notifications queued, so that a late handler's seed sees the cache either
+   * before or after the batch and then exactly the notifications that follow; the handlers' drains
+   * start after it is released.
+   */
+  private void handleBatch(List<Delta<T>> deltas, boolean isInInitialList) {
+    int n = deltas.size();
+    List<TransactionStore.Transaction<T>> txns = new ArrayList<>(n);
+    for (Delta<T> d : deltas) {
+      TransactionStore.Transaction.Type type =
+          d.type() == DeltaType.DELETED
+              ? TransactionStore.Transaction.Type.DELETE
+              : TransactionStore.Transaction.Type.UPDATE;
+      txns.add(new TransactionStore.Transaction<>(type, d.unwrap()));
+    }
+    ThreadSafeIndexer.Prepared<T> prepared = indexer.prepare(txns);
+    Object[] previous = new Object[n];
+    RuntimeException[] errors = new RuntimeException[n];
+    List<ProcessorListener<T>> toSubmit = new ArrayList<>();
     blockDeltas.lock();
     try {
-      for (Delta<T> d : deltas) {
-        try {
-          applyDelta(d, isInInitialList);
-        } catch (RuntimeException e) {
-          log.warn("informer={} could not apply {} delta; skipping it", name, d.type(), e);
-        } catch (Throwable t) {
-          // See processLoop. The indexer runs every user function before it changes anything,
-          // so skipping the delta leaves the cache as it was.
-          log.error(
-              "informer={} could not apply {} delta ({}); skipping it",
-              name, d.type(), t.getClass().getName(), t);
+      indexer.commit(prepared, previous, errors);
+      for (int i = 0; i < n; i++) {
+        Delta<T> d = deltas.get(i);
+        if (errors[i] != null) {
+          log.warn(
+              "informer={} could not apply {} delta of {}; skipping it",
+              name, d.type(), keyOrUnknown(txns.get(i).object()), errors[i]);
+          continue;
+        }
+        T obj = txns.get(i).object();
+        if (d.type() == DeltaType.DELETED) {
+          processor.distribute(
+              new Notification.Delete<>(obj, d.isFinalStateUnknown()), false, toSubmit);
+        } else {
+          @SuppressWarnings("unchecked")
+          T old = (T) previous[i];
+          distributeUpsert(old, obj, isInInitialList, toSubmit);
         }
       }
     } finally {
       blockDeltas.unlock();
     }
+    SharedProcessor.submitAll(toSubmit);
   }
 
-  private void applyDelta(Delta<T> d, boolean isInInitialList) {
-    switch (d.type()) {
-      case SYNC, REPLACED, ADDED, UPDATED -> {
-        T obj = d.unwrap();
-        // client-go's get, then update or add, as one atomic write.
-        T old = indexer.upsert(obj);
-        if (old != null) {
-          // Same resourceVersion: a resync (periodic, or a relist that found it unchanged). Only
-          // handlers due for a resync get it (all of them before the first resync check, see
-          // SharedProcessor.addListener); real changes go to everyone.
-          boolean isSync = Objects.equals(resourceVersion(old), resourceVersion(obj));
-          processor.distribute(new Notification.Update<>(old, obj), isSync);
-        } else {
-          processor.distribute(new Notification.Add<>(obj, isInInitialList), false);
-        }
+  /**
+   * An add, or an update of {@code old}. Same resourceVersion: a resync (periodic, or a relist that
+   * found it unchanged), delivered only to handlers due for a resync (all of them before the first
+   * resync check, see SharedProcessor.addListener); real changes go to everyone (client-go's
+   * {@code sharedIndexInformer.OnUpdate}).
+   */
+  private void distributeUpsert(
+      @Nullable T old, T obj, boolean isInInitialList, List<ProcessorListener<T>> toSubmit) {
+    if (old != null) {
+      boolean isSync = Objects.equals(resourceVersion(old), resourceVersion(obj));
+      processor.distribute(new Notification.Update<>(old, obj), isSync, toSubmit);
+    } else {
+      processor.distribute(new Notification.Add<>(obj, isInInitialList), false, toSubmit);
+    }
+  }
+
+  /**
+   * client-go's {@code processReplacedAllInfo}: replace the indexer's content with the list first,
+   * so that handlers see a cache that reflects their events, then deliver a deletion (with {@code
+   * finalStateUnknown}) for every key the list lacks, then an add or update for every listed
+   * object, in list order. The previous content comes back from the replace, so no key is computed
+   * twice.
+   */
+  private void handleReplacedAll(Delta.ReplacedAllInfo<T> info, boolean isInInitialList) {
+    List<T> objects = info.objects();
+    ThreadSafeIndexer.PreparedReplace<T> prepared = indexer.prepareReplace(objects);
+    List<ProcessorListener<T>> toSubmit = new ArrayList<>();
+    blockDeltas.lock();
+    try {
+      ThreadSafeIndexer.Replacement<T> r = indexer.commitReplace(prepared, info.resourceVersion());
+      Map<String, T> previous = r.previous();
+      String[] keys = r.keys();
+      Object[] olds = new Object[keys.length];
+      for (int i = 0; i < keys.length; i++) {
+        olds[i] = previous.get(keys[i]);
       }
-      case DELETED -> {
-        T obj = d.unwrap();
-        indexer.delete(obj);
-        processor.distribute(new Notification.Delete<>(obj, d.isFinalStateUnknown()), false);
+      for (String key : keys) {
+        previous.remove(key);
       }
+      for (Map.Entry<String, T> gone : previous.entrySet()) {
+        processor.distribute(new Notification.Delete<>(gone.getValue(), true), false, toSubmit);
+      }
+      for (int i = 0; i < keys.length; i++) {
+        @SuppressWarnings("unchecked")
+        T old = (T) olds[i];
+        distributeUpsert(old, objects.get(i), isInInitialList, toSubmit);
+      }
+    } finally {
+      blockDeltas.unlock();
+    }
+    SharedProcessor.submitAll(toSubmit);
+  }
+
+  /** client-go's {@code SyncAll}: every cached object, as an update to itself (a resync). */
+  private void handleSyncAll() {
+    List<ProcessorListener<T>> toSubmit = new ArrayList<>();
+    blockDeltas.lock();
+    try {
+      for (T obj : indexer.list()) {
+        processor.distribute(new Notification.Update<>(obj, obj), true, toSubmit);
+      }
+    } finally {
+      blockDeltas.unlock();
+    }
+    SharedProcessor.submitAll(toSubmit);
+  }
+
+  private static String keyOrUnknown(HasMetadata obj) {
+    try {
+      return Keys.metaNamespaceKey(obj);
+    } catch (RuntimeException e) {
+      return "<no key>";
     }
   }
 
@@ -471,7 +570,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   @Override
   public void close() {
     Reflector<T> r;
-    DeltaFifo<T> f;
+    RealFifo<T> f;
     Thread t;
     boolean alreadyClosing;
     synchronized (lifecycle) {
@@ -589,6 +688,17 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
     } catch (InterruptedException e) {
       return false;
     }
+  }
+
+  /**
+   * Whether the calling thread holds any lock of this informer, its processor or its indexer; for
+   * tests that check that no user code (handlers, executors, sync callbacks) runs under one.
+   */
+  boolean holdsAnyLock() {
+    return blockDeltas.isHeldByCurrentThread()
+        || Thread.holdsLock(lifecycle)
+        || processor.holdsLock()
+        || indexer.holdsLock();
   }
 
   @Override

@@ -23,5 +23,33 @@ public enum DeltaType {
    */
   REPLACED,
   /** A periodic resync re-delivers the cached object. */
-  SYNC
+  SYNC,
+  /**
+   * A whole relist, as one delta ({@link RealFifo} with atomic events): its {@link Delta#object()}
+   * is a {@link Delta.ReplacedAllInfo} with every listed object (transformed) and the list's
+   * resourceVersion. The consumer works out the deletions against its store (client-go's {@code
+   * ReplacedAll}).
+   */
+  REPLACED_ALL,
+  /**
+   * A whole resync, as one delta ({@link RealFifo} with atomic events): its {@link Delta#object()}
+   * is {@link Delta.SyncAllInfo#INSTANCE}; the consumer re-delivers every stored object (client-go's
+   * {@code SyncAll}).
+   */
+  SYNC_ALL,
+  /**
+   * A watch bookmark ({@link RealFifo} with atomic events): its {@link Delta#object()} is a {@link
+   * Delta.BookmarkInfo}; the consumer passes the resourceVersion to {@link Store#bookmark}
+   * (client-go's {@code Bookmark}).
+   */
+  BOOKMARK;
+
+  /**
+   * Whether a delta of this type concerns one object and may share a batch with others (client-go's
+   * {@code batchable}): every type but {@link #REPLACED_ALL}, {@link #SYNC_ALL} and {@link
+   * #BOOKMARK}, which are processed alone.
+   */
+  public boolean isBatchable() {
+    return this != REPLACED_ALL && this != SYNC_ALL && this != BOOKMARK;
+  }
 }

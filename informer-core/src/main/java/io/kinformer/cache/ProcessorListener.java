@@ -99,29 +99,39 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
     this.owner = owner;
   }
 
-  /** Queues a notification; never blocks and never calls the handler. */
+  /** Queues a notification and starts a drain if none runs; never calls the handler. */
   void add(Notification<T> n) {
-    boolean submit;
+    if (enqueue(n)) {
+      submitDrain();
+    }
+  }
+
+  /**
+   * Queues a notification without starting a drain, for a caller holding a lock (the informer
+   * applying a batch): returns true if the caller must call {@link #submitDrain()} once it holds
+   * no lock, since the executor, which may be the user's, must not be called under one. Between
+   * the two, further notifications queue behind this one and return false.
+   */
+  boolean enqueue(Notification<T> n) {
     lock.lock();
     try {
       if (removed) {
-        return;
+        return false;
       }
       pending.add(n);
       if (n instanceof Notification.Add<T> a && a.isInInitialList()) {
         initialPending++;
       }
-      submit = !draining;
+      boolean submit = !draining;
       draining = true;
+      return submit;
     } finally {
       lock.unlock();
     }
-    if (submit) {
-      submitDrain();
-    }
   }
 
-  private void submitDrain() {
+  /** Hands the drain task to the executor (see {@link #enqueue}); call holding no lock. */
+  void submitDrain() {
     try {
       executor.execute(drainTask);
     } catch (RejectedExecutionException e) {

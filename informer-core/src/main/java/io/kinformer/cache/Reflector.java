@@ -721,6 +721,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
         String rv = resourceVersionOf(event.object());
         if (!rv.isEmpty() && advanceRv) {
           lastSyncResourceVersion = rv;
+          store.bookmark(rv);
         }
         log.trace("reflector={} bookmark rv={}", name, rv);
       }

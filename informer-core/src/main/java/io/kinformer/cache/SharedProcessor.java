@@ -54,19 +54,28 @@ final class SharedProcessor<T extends HasMetadata> {
   /**
    * Queues {@code n} for every listener, or, for a resync ({@code sync}: an update that did not
    * change the resourceVersion), only for the listeners found due by the last {@link
-   * #shouldResync}, or for all before the first.
+   * #shouldResync}, or for all before the first. Starts no drain: the listeners that need one are
+   * added to {@code toSubmit}, for {@link #submitAll} once the caller holds no lock.
    */
-  void distribute(Notification<T> n, boolean sync) {
+  void distribute(Notification<T> n, boolean sync, List<ProcessorListener<T>> toSubmit) {
     lock.readLock().lock();
     try {
       for (Map.Entry<ProcessorListener<T>, Boolean> e : listeners.entrySet()) {
-        if (!sync || e.getValue()) {
-          e.getKey().add(n);
+        if ((!sync || e.getValue()) && e.getKey().enqueue(n)) {
+          toSubmit.add(e.getKey());
         }
       }
     } finally {
       lock.readLock().unlock();
     }
+  }
+
+  /** Starts the drains {@link #distribute} collected; call holding no lock. */
+  static <T extends HasMetadata> void submitAll(List<ProcessorListener<T>> toSubmit) {
+    for (ProcessorListener<T> l : toSubmit) {
+      l.submitDrain();
+    }
+    toSubmit.clear();
   }
 
   /** Marks the listeners whose resync period elapsed; true if any did. */
@@ -100,6 +109,11 @@ final class SharedProcessor<T extends HasMetadata> {
     } finally {
       lock.writeLock().unlock();
     }
+  }
+
+  /** Whether the calling thread holds {@link #lock}; for tests. */
+  boolean holdsLock() {
+    return lock.getReadHoldCount() > 0 || lock.isWriteLockedByCurrentThread();
   }
 
   List<ProcessorListener<T>> listeners() {

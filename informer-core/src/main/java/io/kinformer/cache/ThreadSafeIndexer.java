@@ -657,6 +657,11 @@ final class ThreadSafeIndexer<T> implements Indexer<T>, TransactionStore<T> {
   // ---------------------------------------------------------------------------------------------
   // Inspection for tests
 
+  /** Whether the calling thread holds the lock, to read or to write; for tests. */
+  boolean holdsLock() {
+    return lock.getReadHoldCount() > 0 || lock.isWriteLockedByCurrentThread();
+  }
+
   /**
    * The content of index {@code indexName} as sorted value to sorted keys; for tests.
    *

@@ -360,8 +360,16 @@ class SharedIndexInformerTest {
     SharedIndexInformer<Pod> informer = informer(builder());
     Recorder plain = new Recorder();
     Recorder resyncing = new Recorder();
+    List<Boolean> cacheHadItAtDelete = new CopyOnWriteArrayList<>();
     informer.addEventHandler(plain);
     informer.addEventHandler(resyncing, Duration.ofHours(1));
+    informer.addEventHandler(
+        new ResourceEventHandler<Pod>() {
+          @Override
+          public void onDelete(Pod obj, boolean finalStateUnknown) {
+            cacheHadItAtDelete.add(informer.getIndexer().getByKey("ns/gone").isPresent());
+          }
+        });
     informer.start();
     awaitWatching(1);
     await().until(() -> plain.calls.size() == 3);
@@ -376,10 +384,13 @@ class SharedIndexInformerTest {
     // The unchanged object comes as an update with the same resourceVersion, marked as a resync.
     // As in client-go, every handler counts as due for resyncs until the informer's first resync
     // check (here an hour away), and one that never resyncs stays due: both get it.
+    // As client-go 1.36's atomic relist: the cache is replaced first, then the deletions are
+    // delivered, then the listed objects in list order.
     await().until(() -> plain.calls.size() == 6 && resyncing.calls.size() == 6);
     assertThat(plain.calls.subList(3, 6))
-        .containsExactlyInAnyOrder(
-            "update ns/same@2->2", "update ns/changed@3->5", "delete ns/gone@4 unknown");
+        .containsExactly(
+            "delete ns/gone@4 unknown", "update ns/changed@3->5", "update ns/same@2->2");
+    assertThat(cacheHadItAtDelete).containsExactly(false);
     assertThat(resyncing.calls.subList(3, 6)).containsExactlyInAnyOrderElementsOf(
         plain.calls.subList(3, 6));
     assertThat(informer.getIndexer().listKeys()).containsExactlyInAnyOrder("ns/same", "ns/changed");

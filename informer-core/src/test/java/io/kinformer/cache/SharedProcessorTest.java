@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kinformer.time.FakeClock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
@@ -62,6 +63,42 @@ class SharedProcessorTest {
     return l;
   }
 
+  private static void distributeNow(SharedProcessor<Pod> p, Notification<Pod> n, boolean sync) {
+    List<ProcessorListener<Pod>> toSubmit = new ArrayList<>();
+    p.distribute(n, sync, toSubmit);
+    SharedProcessor.submitAll(toSubmit);
+  }
+
+  @Test
+  void distribute_queuesWithoutCallingTheExecutor_untilSubmitAll() {
+    SharedProcessor<Pod> p = new SharedProcessor<>();
+    List<Runnable> submitted = new ArrayList<>();
+    ProcessorListener<Pod> l =
+        new ProcessorListener<>(
+            "pods",
+            new ResourceEventHandler<Pod>() {},
+            Duration.ZERO,
+            Duration.ZERO,
+            0,
+            submitted::add,
+            new FakeClock(),
+            () -> true,
+            p);
+    p.addListener(l);
+    Pod a = pod("ns", "a", "1");
+    List<ProcessorListener<Pod>> toSubmit = new ArrayList<>();
+
+    p.distribute(new Notification.Add<>(a, false), false, toSubmit);
+    p.distribute(new Notification.Update<>(a, pod("ns", "a", "2")), false, toSubmit);
+
+    assertThat(submitted).as("nothing reaches the executor under the caller's lock").isEmpty();
+    assertThat(toSubmit).as("one drain owed, however many notifications").containsExactly(l);
+    assertThat(l.pendingNotifications()).isEqualTo(2);
+    SharedProcessor.submitAll(toSubmit);
+    assertThat(submitted).hasSize(1);
+    assertThat(toSubmit).isEmpty();
+  }
+
   @Test
   void shouldResync_marksOnlyDueListeners_andSyncNotificationsGoOnlyToThem() {
     SharedProcessor<Pod> p = new SharedProcessor<>();
@@ -73,16 +110,16 @@ class SharedProcessorTest {
 
     assertThat(p.shouldResync(5 * S)).isFalse();
     assertThat(p.shouldResync(10 * S)).isTrue();
-    p.distribute(resync, true);
+    distributeNow(p, resync, true);
     assertThat(calls).containsExactly("every10 a");
 
     calls.clear();
     assertThat(p.shouldResync(20 * S)).isTrue();
-    p.distribute(resync, true);
+    distributeNow(p, resync, true);
     assertThat(calls).containsExactlyInAnyOrder("every10 a", "every20 a");
 
     calls.clear();
-    p.distribute(new Notification.Update<>(a, pod("ns", "a", "2")), false);
+    distributeNow(p, new Notification.Update<>(a, pod("ns", "a", "2")), false);
     assertThat(calls).as("a real change goes to everyone").hasSize(3);
   }
 
@@ -93,7 +130,7 @@ class SharedProcessorTest {
     listener(p, "kept", Duration.ZERO, 0);
     p.removeListener(gone);
     Pod a = pod("ns", "a", "1");
-    p.distribute(new Notification.Update<>(a, a), false);
+    distributeNow(p, new Notification.Update<>(a, a), false);
     assertThat(calls).containsExactly("kept a");
     assertThat(gone.isRemoved()).isTrue();
     assertThat(p.listeners()).hasSize(1);
