@@ -39,7 +39,8 @@ import tools.jackson.databind.jsontype.TypeDeserializer;
  * empty map per leaf ({@code "f:image": {}}). A {@code LinkedHashMap} of a few entries costs
  * 56 + 80 + 40 per entry bytes; an {@code ArrayList} of one element 24 + 56. {@link
  * io.fabric8.kubernetes.api.model.Quantity}'s own deserializer builds its strings and an empty
- * {@code HashMap} per quantity. See docs/heap-notes.md for the measured breakdown.
+ * {@code HashMap} per quantity. docs/architecture.md ("Memory per cached object") has the measured
+ * breakdown.
  *
  * <p>What, per decoded model object, on the fields behind its public getter/setter pairs (looked up
  * once per class):

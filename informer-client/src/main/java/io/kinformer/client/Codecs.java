@@ -57,7 +57,7 @@ final class Codecs {
    * every pod's managed fields name keys of their own (a pod IP, an owner uid), and Jackson's own
    * table would keep growing on a large list and be thrown away after it, leaving the first watch
    * events an empty table, whose code paths the JIT compiler then compiled all over again
-   * (docs/benchmarks.md, ninth- and tenth-session notes). Map keys, {@code FieldsV1} keys and the
+   * (docs/architecture.md, "What the performance rests on"). Map keys, {@code FieldsV1} keys and the
    * keys of untyped values also go through {@code pool}, as values do, so that the names the table
    * no longer takes are still shared.
    */
