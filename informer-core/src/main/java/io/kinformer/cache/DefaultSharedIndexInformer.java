@@ -175,8 +175,13 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
     boolean submitLate;
     synchronized (lifecycle) {
       if (stopped) {
+        // client-go's message
         throw new IllegalStateException(
-            "informer " + name + " is closed: handler " + handler + " was not added");
+            "handler "
+                + handler
+                + " was not added to shared informer "
+                + name
+                + " because it has stopped already");
       }
       Duration period = resyncPeriod;
       if (!period.isZero()) {
@@ -218,6 +223,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
               clock.nanoTime(),
               deliveryExecutor,
               clock,
+              config.scheduler,
               this::hasSynced,
               processor);
       if (!started) {
@@ -243,19 +249,39 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
     if (submitLate) {
       late.submitDrain();
     }
+    late.checkSynced(); // seeded with an empty cache: synced at once
     return late;
   }
 
   @Override
   public void removeEventHandler(ResourceEventHandlerRegistration registration) {
-    if (!(registration instanceof ProcessorListener<?> l) || !processor.listeners().contains(l)) {
-      if (registration.isRemoved()) {
-        return;
-      }
-      throw new IllegalArgumentException(
-          registration + " is not a registration of informer " + name);
+    Objects.requireNonNull(registration, "registration");
+    ProcessorListener<T> l = ownListener(registration);
+    if (l != null) {
+      processor.removeListener(l);
     }
-    registration.close();
+    // client-go: removing another informer's registration (or one removed already) does nothing.
+  }
+
+  @Override
+  public boolean shutDownEventHandler(ResourceEventHandlerRegistration registration, Duration timeout)
+      throws InterruptedException {
+    Objects.requireNonNull(registration, "registration");
+    ProcessorListener<T> l = ownListener(registration);
+    if (l == null) {
+      return true;
+    }
+    processor.removeListener(l);
+    return l.awaitIdle(timeout);
+  }
+
+  private @Nullable ProcessorListener<T> ownListener(ResourceEventHandlerRegistration r) {
+    for (ProcessorListener<T> l : processor.listeners()) {
+      if (l == r) {
+        return l;
+      }
+    }
+    return null;
   }
 
   // ---- cache ----------------------------------------------------------------------------------
@@ -373,6 +399,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
           .thenRun(
               () -> {
                 log.info("informer={} synced with {} objects", name, indexer.listKeys().size());
+                processor.listeners().forEach(ProcessorListener::checkSynced);
                 syncedFuture.complete(null);
               });
       this.fifo = f;

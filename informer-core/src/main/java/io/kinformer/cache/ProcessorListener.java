@@ -2,8 +2,10 @@ package io.kinformer.cache;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.kinformer.time.Clock;
+import io.kinformer.time.Scheduler;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.Condition;
@@ -49,10 +51,22 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
 
   private static final long BATCH_NANOS = BATCH_TIME.toNanos();
 
+  /** How long delivery pauses after the handler threw (client-go: one second). */
+  static final Duration PAUSE_AFTER_FAILURE = Duration.ofSeconds(1);
+
+  /** A handler call at least this long is logged (client-go's trace threshold). */
+  static final Duration SLOW_CALL = Duration.ofMillis(100);
+
+  /** With more notifications than this waiting, a slow call is a WARN (client-go's 1024). */
+  static final int SLOW_BACKLOG = 1024;
+
+  private final CompletableFuture<Void> syncedFuture = new CompletableFuture<>();
+
   private final String informerName;
   private final ResourceEventHandler<? super T> handler;
   private final Executor executor;
   private final Clock clock;
+  private final Scheduler scheduler;
   private final Runnable drainTask = new Drain();
   private final BooleanSupplier upstreamHasSynced;
   private final SharedProcessor<T> owner;
@@ -86,6 +100,7 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
       long nowNanos,
       Executor executor,
       Clock clock,
+      Scheduler scheduler,
       BooleanSupplier upstreamHasSynced,
       SharedProcessor<T> owner) {
     this.informerName = informerName;
@@ -95,6 +110,7 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
     this.nextResyncNanos = nowNanos + resyncPeriod.toNanos();
     this.executor = executor;
     this.clock = clock;
+    this.scheduler = scheduler;
     this.upstreamHasSynced = upstreamHasSynced;
     this.owner = owner;
   }
@@ -177,8 +193,10 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
         lock.unlock();
       }
       boolean returned = false;
+      boolean threw = true;
+      boolean initialDone = false;
       try {
-        deliver(n);
+        threw = deliver(n);
         returned = true;
       } finally {
         lock.lock();
@@ -187,6 +205,7 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
           deliveringThread = null;
           if (n instanceof Notification.Add<T> a && a.isInInitialList()) {
             initialPending--;
+            initialDone = initialPending == 0;
           }
           if (!returned) {
             // An Error escaped the handler and ends this drain: let the next add start another,
@@ -197,6 +216,13 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
         } finally {
           lock.unlock();
         }
+      }
+      if (initialDone) {
+        checkSynced();
+      }
+      if (threw) {
+        pauseAfterFailure();
+        return;
       }
     }
     lock.lock();
@@ -212,7 +238,33 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
     submitDrain(); // more are waiting: yield the thread, rejoin the executor's queue at its tail
   }
 
-  private void deliver(Notification<T> n) {
+  /**
+   * As client-go's {@code processorListener.run} after a handler panicked: the drain stops and the
+   * next notification is delivered a second later, so a handler that fails on every call does not
+   * spin a delivery thread. Notifications keep queueing meanwhile; a removed listener stays
+   * stopped.
+   */
+  private void pauseAfterFailure() {
+    lock.lock();
+    try {
+      if (removed) {
+        draining = false;
+        idle.signalAll();
+        return;
+      }
+    } finally {
+      lock.unlock();
+    }
+    try {
+      scheduler.schedule(this::submitDrain, PAUSE_AFTER_FAILURE);
+    } catch (RuntimeException e) {
+      submitDrain(); // the scheduler is closing: do not leave the listener stuck as draining
+    }
+  }
+
+  /** Delivers {@code n}; returns true if the handler threw (logged here). */
+  private boolean deliver(Notification<T> n) {
+    long started = clock.nanoTime();
     try {
       if (n instanceof Notification.Add<T> a) {
         handler.onAdd(a.obj(), a.isInInitialList());
@@ -223,6 +275,8 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
       } else {
         throw new IllegalStateException("unknown notification " + n);
       }
+      logIfSlow(n, clock.nanoTime() - started);
+      return false;
     } catch (RuntimeException e) {
       log.warn(
           "informer={} handler {} threw on {} of {}; delivery goes on",
@@ -246,6 +300,41 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
           keyOf(n.subject()),
           t);
     }
+    return true;
+  }
+
+  /**
+   * A call over {@link #SLOW_CALL} (client-go traces handler calls over 100 ms): WARN when the
+   * handler is also falling behind (more than {@link #SLOW_BACKLOG} notifications wait, client-go's
+   * condition for its trace), DEBUG otherwise.
+   */
+  private void logIfSlow(Notification<T> n, long nanos) {
+    if (nanos < SLOW_CALL.toNanos()) {
+      return;
+    }
+    int backlog = pendingNotifications();
+    String what = n.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT);
+    if (backlog > SLOW_BACKLOG) {
+      log.warn(
+          "informer={} handler {} took {} ms on {} of {}; {} notifications wait for it",
+          informerName, handler, nanos / 1_000_000, what, keyOf(n.subject()), backlog);
+    } else if (log.isDebugEnabled()) {
+      log.debug(
+          "informer={} handler {} took {} ms on {} of {}; {} notifications wait for it",
+          informerName, handler, nanos / 1_000_000, what, keyOf(n.subject()), backlog);
+    }
+  }
+
+  /** Completes {@link #synced()} if {@link #hasSynced()} holds; call holding no lock. */
+  void checkSynced() {
+    if (!syncedFuture.isDone() && hasSynced()) {
+      syncedFuture.complete(null);
+    }
+  }
+
+  @Override
+  public CompletableFuture<Void> synced() {
+    return syncedFuture.copy();
   }
 
   private static String keyOf(HasMetadata obj) {

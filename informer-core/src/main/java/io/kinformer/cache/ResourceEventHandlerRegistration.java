@@ -17,6 +17,13 @@ public interface ResourceEventHandlerRegistration extends AutoCloseable {
   boolean hasSynced();
 
   /**
+   * Completes when {@link #hasSynced()} turns true (client-go's {@code HasSyncedChecker}, a done
+   * signal), on the thread that made it so, holding no lock of the informer; never completes for a
+   * registration removed before. A copy: completing it has no effect.
+   */
+  java.util.concurrent.CompletableFuture<Void> synced();
+
+  /**
    * How many notifications wait in this handler's buffer: a growing number means it is too slow.
    */
   int pendingNotifications();

@@ -21,9 +21,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>How it works</h2>
  *
- * One {@link Reflector} thread lists and watches into a {@link DeltaFifo}; one processing thread
- * pops each object's deltas, updates the {@link Indexer} first, and then queues notifications for
- * every handler. Each handler has its own unbounded buffer, drained by tasks on a bounded delivery
+ * One {@link Reflector} thread lists and watches into a {@link RealFifo} (client-go 1.36's
+ * in-order queue: every event in arrival order, a relist as one atomic delta); one processing
+ * thread pops batches of up to 1000 events, applies each batch to the {@link Indexer} in one
+ * transaction first, and then queues notifications for every handler. Each handler has its own unbounded buffer, drained by tasks on a bounded delivery
  * pool (shared, when the informer comes from a factory), so a slow handler delays only itself
  * (except for a second or two when blocked handlers hold every worker of the pool, which then adds
  * one) and a throwing one only loses its own call. See {@link ResourceEventHandler} for the delivery contract.
@@ -91,11 +92,21 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
    * Unregisters a handler: its pending notifications are dropped and no new ones are queued for
    * it. It does not wait for the handler: a call in progress, or one whose notification its
    * delivery thread had already taken, still runs to its end (as with client-go's {@code
-   * RemoveEventHandler}); see {@link ResourceEventHandlerRegistration#close()}. Idempotent.
-   *
-   * @throws IllegalArgumentException if the registration is not from this informer
+   * RemoveEventHandler}); see {@link ResourceEventHandlerRegistration#close()}. Idempotent; a
+   * registration of another informer is ignored, as in client-go.
    */
   void removeEventHandler(ResourceEventHandlerRegistration registration);
+
+  /**
+   * Removes a handler and waits until it has stopped: no call of it is running and none will start
+   * (client-go's {@code ShutDownEventHandler}). Called from inside that handler, it does not wait
+   * for the call it is made from. A registration of another informer is ignored.
+   *
+   * @return false if a call was still running after {@code timeout}
+   * @throws InterruptedException if interrupted while waiting
+   */
+  boolean shutDownEventHandler(ResourceEventHandlerRegistration registration, Duration timeout)
+      throws InterruptedException;
 
   /** The cache, as a store. Reads are thread-safe and never block on the network. */
   Store<T> getStore();

@@ -73,6 +73,7 @@ class DeliveryPoolTest {
         0L,
         pool,
         listenerClock,
+        listenerClock,
         () -> true,
         new SharedProcessor<>());
   }
@@ -314,6 +315,7 @@ class DeliveryPoolTest {
               0L,
               executor,
               listenerClock,
+              io.kinformer.time.Scheduler.system(),
               () -> true,
               new SharedProcessor<>()));
     }
@@ -523,7 +525,10 @@ class DeliveryPoolTest {
         bad.add(add("p" + i));
         good.add(add("p" + i));
       }
-      await().until(() -> thrown.get() == 200 && other.size() == 200);
+      await().until(() -> thrown.get() == 1 && other.size() == 200);
+      // The bad one pauses a second after each failure (client-go), then goes on.
+      listenerClock.advance(ProcessorListener.PAUSE_AFTER_FAILURE);
+      await().until(() -> thrown.get() == 2);
     } finally {
       System.setErr(original);
     }

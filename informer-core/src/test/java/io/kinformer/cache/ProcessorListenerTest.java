@@ -87,6 +87,7 @@ class ProcessorListenerTest {
         0L,
         executor,
         clock,
+        clock,
         upstream,
         new SharedProcessor<>());
   }
@@ -232,7 +233,7 @@ class ProcessorListenerTest {
   }
 
   @Test
-  void handlerThrowingRuntimeException_isLoggedAndDeliveryGoesOn() {
+  void handlerThrowingRuntimeException_isLogged_andDeliveryGoesOnASecondLater() {
     ResourceEventHandler<Pod> throwing =
         new ResourceEventHandler<>() {
           @Override
@@ -245,11 +246,24 @@ class ProcessorListenerTest {
     l.add(new Notification.Add<>(pod("ns", "a"), false));
     l.add(new Notification.Add<>(pod("ns", "b"), false));
     manual.runAll();
-    assertThat(calls).containsExactly("add a", "add b");
+    assertThat(calls).containsExactly("add a");
+    l.add(new Notification.Add<>(pod("ns", "c"), false));
+    manual.runAll();
+    assertThat(calls).as("paused: no drain until a second has passed").containsExactly("add a");
+
+    clock.advance(Duration.ofMillis(999));
+    manual.runAll();
+    assertThat(calls).containsExactly("add a");
+    clock.advance(Duration.ofMillis(1));
+    manual.runAll();
+    assertThat(calls).as("b failed too, so c waits another second").containsExactly("add a", "add b");
+    clock.advance(Duration.ofSeconds(1));
+    manual.runAll();
+    assertThat(calls).containsExactly("add a", "add b", "add c");
   }
 
   @Test
-  void handlerThrowingAnError_isCaughtLikeAnException_andDeliveryGoesOn() {
+  void handlerThrowingAnError_isCaughtLikeAnException_andDeliveryGoesOnASecondLater() {
     ResourceEventHandler<Pod> failingOnce =
         new ResourceEventHandler<>() {
           boolean failed;
@@ -267,10 +281,33 @@ class ProcessorListenerTest {
     l.add(new Notification.Add<>(pod("ns", "a"), false));
     l.add(new Notification.Add<>(pod("ns", "b"), false));
     Runnable drain = manual.poll();
-    drain.run(); // does not throw: the Error is logged, and b is delivered in the same drain
+    drain.run(); // does not throw: the Error is logged, and delivery pauses
 
+    assertThat(calls).isEmpty();
+    assertThat(manual.poll()).as("nothing to drain during the pause").isNull();
+    clock.advance(ProcessorListener.PAUSE_AFTER_FAILURE);
+    manual.runAll();
     assertThat(calls).containsExactly("add b");
-    assertThat(manual.poll()).as("nothing left to drain").isNull();
+  }
+
+  @Test
+  void handlerRemovedDuringThePause_staysStopped() {
+    ResourceEventHandler<Pod> throwing =
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(Pod obj, boolean isInInitialList) {
+            calls.add("add " + obj.getMetadata().getName());
+            throw new IllegalStateException("boom");
+          }
+        };
+    ProcessorListener<Pod> l = listener(throwing, manual, () -> true);
+    l.add(new Notification.Add<>(pod("ns", "a"), false));
+    l.add(new Notification.Add<>(pod("ns", "b"), false));
+    manual.runAll();
+    l.stop();
+    clock.advance(ProcessorListener.PAUSE_AFTER_FAILURE);
+    manual.runAll();
+    assertThat(calls).containsExactly("add a");
   }
 
   @Test

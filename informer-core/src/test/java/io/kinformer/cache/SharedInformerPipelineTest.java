@@ -161,4 +161,80 @@ class SharedInformerPipelineTest {
     await().until(() -> "99".equals(informer.getIndexer().lastStoreSyncResourceVersion()));
     assertThat(informer.getIndexer().listKeys()).containsExactly("ns/a");
   }
+
+  @Test
+  void registrationSynced_completesOnceItsHandlerHasSeenTheInitialList() {
+    source.add(pod("ns", "a"));
+    ManualExecutor delivery = new ManualExecutor();
+    SharedIndexInformer<Pod> informer = informer(delivery);
+    ResourceEventHandlerRegistration early = informer.addEventHandler(new Recorder());
+    informer.start();
+    await().until(informer::hasSynced);
+
+    assertThat(early.synced()).as("its initial add is not delivered yet").isNotDone();
+    delivery.runAll();
+    assertThat(early.synced()).isCompleted();
+    assertThat(early.hasSynced()).isTrue();
+
+    ResourceEventHandlerRegistration late = informer.addEventHandler(new Recorder());
+    assertThat(late.synced()).isNotDone();
+    delivery.runAll();
+    assertThat(late.synced()).isCompleted();
+  }
+
+  @Test
+  void registrationSynced_ofAHandlerAddedToAnEmptySyncedCache_completesAtOnce() {
+    SharedIndexInformer<Pod> informer = informer(Runnable::run);
+    informer.start();
+    await().until(informer::hasSynced);
+    assertThat(informer.addEventHandler(new Recorder()).synced()).isCompleted();
+  }
+
+  @Test
+  void shutDownEventHandler_waitsUntilTheCallInProgressHasReturned() throws Exception {
+    CountDownLatch inHandler = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+    try {
+      SharedIndexInformer<Pod> informer = informer(pool);
+      List<String> calls = new CopyOnWriteArrayList<>();
+      ResourceEventHandlerRegistration reg =
+          informer.addEventHandler(
+              new ResourceEventHandler<>() {
+                @Override
+                public void onAdd(Pod obj, boolean isInInitialList) {
+                  calls.add(obj.getMetadata().getName());
+                  inHandler.countDown();
+                  try {
+                    release.await();
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                }
+              });
+      source.add(pod("ns", "a"));
+      source.add(pod("ns", "b"));
+      informer.start();
+      assertThat(inHandler.await(10, TimeUnit.SECONDS)).isTrue();
+
+      assertThat(informer.shutDownEventHandler(reg, Duration.ZERO))
+          .as("a call is still running")
+          .isFalse();
+      assertThat(reg.isRemoved()).isTrue();
+      release.countDown();
+      assertThat(informer.shutDownEventHandler(reg, Duration.ofSeconds(10))).isTrue();
+      assertThat(calls).as("b was dropped with the removal").containsExactly("a");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void addEventHandler_toAClosedInformer_isRefusedWithClientGosMessage() {
+    SharedIndexInformer<Pod> informer = informer(Runnable::run);
+    informer.close();
+    org.assertj.core.api.Assertions.assertThatIllegalStateException()
+        .isThrownBy(() -> informer.addEventHandler(new Recorder()))
+        .withMessageContaining("was not added to shared informer pods because it has stopped already");
+  }
 }

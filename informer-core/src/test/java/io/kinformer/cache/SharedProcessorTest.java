@@ -16,6 +16,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class SharedProcessorTest {
 
+  private final FakeClock clock = new FakeClock();
+
   private static final long S = Duration.ofSeconds(1).toNanos();
 
   record PeriodCase(String name, Duration desired, Duration check, Duration expected) {
@@ -58,7 +60,7 @@ class SharedProcessorTest {
         };
     ProcessorListener<Pod> l =
         new ProcessorListener<>(
-            "pods", h, period, period, nowNanos, Runnable::run, new FakeClock(), () -> true, p);
+            "pods", h, period, period, nowNanos, Runnable::run, clock, clock, () -> true, p);
     p.addListener(l);
     return l;
   }
@@ -81,7 +83,8 @@ class SharedProcessorTest {
             Duration.ZERO,
             0,
             submitted::add,
-            new FakeClock(),
+            clock,
+            clock,
             () -> true,
             p);
     p.addListener(l);
