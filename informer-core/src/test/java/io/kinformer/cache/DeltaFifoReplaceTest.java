@@ -244,7 +244,10 @@ class DeltaFifoReplaceTest {
 
   @Test
   void replace_whenAKeyCannotBeComputed_throwsAndChangesNothing() {
-    DeltaFifo<Pod> f = fifo(known(pod("old", 1)));
+    DeltaFifo<Pod> f =
+        DeltaFifo.<Pod>builder(DeltaFifoTest::namedOnlyKey).knownObjects(known(pod("old", 1)))
+            .build();
+    fifos.add(f);
     Pod nameless = new PodBuilder().withNewMetadata().withNamespace("ns").endMetadata().build();
 
     assertThatThrownBy(() -> f.replace(List.of(pod("foo", 1), nameless), "0"))

@@ -244,8 +244,9 @@ class DeltaFifoTest {
   }
 
   @Test
-  void add_whenObjectHasNoName_throwsAndQueuesNothing() {
-    DeltaFifo<Pod> f = fifo();
+  void add_whenKeyFunctionThrows_throwsAndQueuesNothing() {
+    DeltaFifo<Pod> f = DeltaFifo.<Pod>builder(DeltaFifoTest::namedOnlyKey).build();
+    fifos.add(f);
     Pod nameless = new PodBuilder().withNewMetadata().withNamespace("ns").endMetadata().build();
 
     assertThatThrownBy(() -> f.add(nameless))
@@ -254,6 +255,22 @@ class DeltaFifoTest {
     assertThatThrownBy(() -> f.delete(nameless)).isInstanceOf(IllegalArgumentException.class);
     assertThat(f.isEmpty()).isTrue();
     assertThat(f.hasSynced()).isFalse();
+  }
+
+  @Test
+  void add_whenObjectHasNoName_queuesItUnderClientGosKey() throws Exception {
+    DeltaFifo<Pod> f = fifo();
+    Pod nameless = new PodBuilder().withNewMetadata().withNamespace("ns").endMetadata().build();
+    f.add(nameless);
+    assertThat(f.listKeys()).containsExactly("ns/");
+  }
+
+  /** A key function that refuses objects without a name. */
+  static String namedOnlyKey(Pod p) {
+    if (p.getMetadata().getName() == null) {
+      throw new IllegalArgumentException("no metadata.name");
+    }
+    return Keys.metaNamespaceKey(p);
   }
 
   @Test
