@@ -106,7 +106,7 @@ public final class Keys {
     return namespace == null || namespace.isEmpty() ? n : namespace + "/" + n;
   }
 
-  /** Go's {@code %q} for the characters a key can hold: quotes, backslashes and controls escaped. */
+  /** Go's {@code %q} for what a key can hold: quotes, backslashes and controls escaped. */
   static String goQuote(String s) {
     StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
     for (int i = 0; i < s.length(); i++) {

@@ -17,8 +17,8 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
- * Parity of {@link DeltaFifo} with client-go's {@code DeltaFIFO} (created with {@code
- * EmitDeltaTypeReplaced: true}), checked against an oracle: {@link GoDeltaFifo} below follows
+ * Parity of {@link DeltaFifo} with client-go's {@code DeltaFIFO} (with and without {@code
+ * EmitDeltaTypeReplaced}), checked against an oracle: {@link GoDeltaFifo} below follows
  * {@code delta_fifo.go} statement by statement ({@code Add}, {@code Update}, {@code Delete}, {@code
  * queueActionLocked} with {@code dedupDeltas}, {@code Replace}, {@code Resync} with {@code
  * syncKeyLocked}, {@code Pop}, {@code checkSynced_locked}, and the former {@code addIfNotPresent}
@@ -46,13 +46,21 @@ class DeltaFifoClientGoParityTest {
   private static void runHistory(int seed) throws InterruptedException {
     SplittableRandom random = new SplittableRandom(seed);
     boolean withKnown = random.nextBoolean();
+    boolean emitReplaced = random.nextBoolean();
     Store<Pod> ourKnown = withKnown ? new DeltaFifoTestStore<>(Keys::metaNamespaceKey) : null;
     Store<Pod> goKnown = withKnown ? new DeltaFifoTestStore<>(Keys::metaNamespaceKey) : null;
     DeltaFifo<Pod> fifo =
-        DeltaFifo.<Pod>builder(Keys::metaNamespaceKey).knownObjects(ourKnown).build();
-    GoDeltaFifo oracle = new GoDeltaFifo(goKnown);
+        DeltaFifo.<Pod>builder(Keys::metaNamespaceKey)
+            .knownObjects(ourKnown)
+            .emitDeltaTypeReplaced(emitReplaced)
+            .build();
+    GoDeltaFifo oracle = new GoDeltaFifo(goKnown, emitReplaced);
     List<String> history = new ArrayList<>();
-    history.add("seed " + seed + (withKnown ? ", with knownObjects" : ", no knownObjects"));
+    history.add(
+        "seed "
+            + seed
+            + (withKnown ? ", with knownObjects" : ", no knownObjects")
+            + (emitReplaced ? ", emitDeltaTypeReplaced" : ""));
     int rv = 1;
     for (int step = 0; step < STEPS; step++) {
       String name = "p" + random.nextInt(PODS);
@@ -160,12 +168,14 @@ class DeltaFifoClientGoParityTest {
     final List<String> queue = new ArrayList<>();
     final Map<String, List<Delta<Pod>>> items = new HashMap<>();
     final @Nullable Store<Pod> knownObjects;
+    final boolean emitDeltaTypeReplaced;
     boolean populated;
     int initialPopulationCount;
     boolean syncedClosed;
 
-    GoDeltaFifo(@Nullable Store<Pod> knownObjects) {
+    GoDeltaFifo(@Nullable Store<Pod> knownObjects, boolean emitDeltaTypeReplaced) {
       this.knownObjects = knownObjects;
+      this.emitDeltaTypeReplaced = emitDeltaTypeReplaced;
     }
 
     void checkSyncedLocked() {
@@ -233,9 +243,10 @@ class DeltaFifoClientGoParityTest {
 
     void replace(List<Pod> list) {
       Set<String> keys = new HashSet<>();
+      DeltaType action = emitDeltaTypeReplaced ? DeltaType.REPLACED : DeltaType.SYNC;
       for (Pod item : list) {
         keys.add(keyOf(item));
-        queueActionLocked(DeltaType.REPLACED, item);
+        queueActionLocked(action, item);
       }
       int queuedDeletions = 0;
       for (String k : new ArrayList<>(queue)) {

@@ -27,12 +27,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Adding, deleting, popping, closing, requeueing and transforming (delta_fifo_test.go). */
 class DeltaFifoTest {
@@ -250,9 +252,18 @@ class DeltaFifoTest {
     Pod nameless = new PodBuilder().withNewMetadata().withNamespace("ns").endMetadata().build();
 
     assertThatThrownBy(() -> f.add(nameless))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("no metadata.name");
-    assertThatThrownBy(() -> f.delete(nameless)).isInstanceOf(IllegalArgumentException.class);
+        .isInstanceOfSatisfying(
+            KeyException.class,
+            e -> {
+              assertThat(e.obj()).isSameAs(nameless);
+              assertThat(e.getCause())
+                  .isInstanceOf(IllegalArgumentException.class)
+                  .hasMessage("no metadata.name");
+            });
+    assertThatThrownBy(() -> f.update(nameless)).isInstanceOf(KeyException.class);
+    assertThatThrownBy(() -> f.delete(nameless)).isInstanceOf(KeyException.class);
+    assertThatThrownBy(() -> f.get(nameless)).isInstanceOf(KeyException.class);
+    assertThatThrownBy(() -> f.keyOf(nameless)).isInstanceOf(KeyException.class);
     assertThat(f.isEmpty()).isTrue();
     assertThat(f.hasSynced()).isFalse();
   }
@@ -263,6 +274,81 @@ class DeltaFifoTest {
     Pod nameless = new PodBuilder().withNewMetadata().withNamespace("ns").endMetadata().build();
     f.add(nameless);
     assertThat(f.listKeys()).containsExactly("ns/");
+  }
+
+  @Test
+  void add_whenKeyFunctionReturnsNull_throwsKeyException() {
+    DeltaFifo<Pod> f = DeltaFifo.<Pod>builder(p -> null).build();
+    fifos.add(f);
+    assertThatThrownBy(() -> f.add(pod("foo", 1)))
+        .isInstanceOf(KeyException.class)
+        .hasMessageEndingWith("the key function returned null");
+    assertThat(f.isEmpty()).isTrue();
+  }
+
+  /** An object and the key DeltaFifo.keyOf must give it. */
+  record KeyOfCase(String name, Object obj, String expectedKey) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static Stream<KeyOfCase> keyOfCases() {
+    // TestDeltaFIFO_KeyOf, plus the tombstone with an object and a longer delta list
+    return Stream.of(
+        new KeyOfCase("an object", pod("a", 1), key("a")),
+        new KeyOfCase(
+            "a tombstone without object", new DeletedFinalStateUnknown<Pod>("B", null), "B"),
+        new KeyOfCase(
+            "a tombstone with object", new DeletedFinalStateUnknown<>("B2", pod("x", 1)), "B2"),
+        new KeyOfCase("deltas of an object", List.of(added(pod("c", 1))), key("c")),
+        new KeyOfCase(
+            "deltas ending with a tombstone without object",
+            List.of(
+                added(pod("x", 1)),
+                new Delta<Pod>(DeltaType.DELETED, new DeletedFinalStateUnknown<Pod>("D", null))),
+            "D"),
+        new KeyOfCase(
+            "deltas: the newest decides", List.of(added(pod("e", 1)), updated(pod("f", 2))),
+            key("f")));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("keyOfCases")
+  void keyOf_understandsDeltasAndTombstones(KeyOfCase c) {
+    assertThat(fifo().keyOf(c.obj())).isEqualTo(c.expectedKey());
+  }
+
+  @Test
+  void keyOf_emptyDeltas_throwsZeroLengthKeyError() {
+    List<Delta<Pod>> none = List.of();
+    assertThatThrownBy(() -> fifo().keyOf(none))
+        .isInstanceOfSatisfying(
+            KeyException.class,
+            e -> {
+              assertThat(e.obj()).isSameAs(none);
+              assertThat(e.getCause()).hasMessage("0 length Deltas object; can't get key");
+            });
+  }
+
+  @Test
+  void keyOf_whenNotAnObjectOfTheFifo_throwsKeyError() {
+    DeltaFifo<Pod> f = fifo();
+    assertThatThrownBy(() -> f.keyOf("ns/foo"))
+        .isInstanceOf(KeyException.class)
+        .hasCauseInstanceOf(ClassCastException.class);
+    assertThatThrownBy(() -> f.keyOf(List.of("not a delta")))
+        .isInstanceOf(KeyException.class)
+        .hasMessageEndingWith("a list that is not of deltas has no key");
+  }
+
+  @Test
+  void keyOf_withKeysKeyFunc_understandsExplicitKeys() {
+    DeltaFifo<Object> f = DeltaFifo.builder(Keys.keyFunc()).build();
+    assertThat(f.keyOf(new ExplicitKey("ns/x"))).isEqualTo("ns/x");
+    assertThat(f.keyOf(List.of(new Delta<>(DeltaType.ADDED, new ExplicitKey("ns/y")))))
+        .isEqualTo("ns/y");
   }
 
   /** A key function that refuses objects without a name. */
@@ -528,20 +614,28 @@ class DeltaFifoTest {
     assertThat(bar).allSatisfy(d -> assertThat(transforms(d.unwrap())).isEqualTo(1));
   }
 
-  @Test
-  void transform_isAppliedToReplacedButNotToSyncedObjects() throws Exception {
+  @ParameterizedTest(name = "emitDeltaTypeReplaced={0}")
+  @ValueSource(booleans = {false, true})
+  void transform_isAppliedToRelistedButNotToResyncedObjects(boolean emitReplaced)
+      throws Exception {
+    // client-go transforms what Replace queues, SYNC or REPLACED, but not what Resync queues.
     DeltaFifoTestStore<Pod> store = known();
     DeltaFifo<Pod> f =
         DeltaFifo.<Pod>builder(Keys::metaNamespaceKey)
             .knownObjects(store)
             .transform(DeltaFifoTest::countTransforms)
+            .emitDeltaTypeReplaced(emitReplaced)
             .build();
     fifos.add(f);
     f.replace(List.of(pod("foo", 1)), "1");
     List<Delta<Pod>> listed = popQueued(f);
     assertThat(listed)
         .singleElement()
-        .satisfies(d -> assertThat(d.type()).isEqualTo(DeltaType.REPLACED));
+        .satisfies(
+            d -> {
+              assertThat(d.type()).isEqualTo(emitReplaced ? DeltaType.REPLACED : DeltaType.SYNC);
+              assertThat(transforms(d.unwrap())).isEqualTo(1);
+            });
     store.add(listed.get(0).unwrap()); // what the informer would do
 
     f.resync();
@@ -553,6 +647,41 @@ class DeltaFifoTest {
               assertThat(d.type()).isEqualTo(DeltaType.SYNC);
               assertThat(transforms(d.unwrap())).isEqualTo(1);
             });
+  }
+
+  @Test
+  void replaceTransformed_queuesTheObjectsWithoutTransformingThemAgain() throws Exception {
+    UnaryOperator<Pod> transform = DeltaFifoTest::countTransforms;
+    DeltaFifo<Pod> f =
+        DeltaFifo.<Pod>builder(Keys::metaNamespaceKey)
+            .knownObjects(known(pod("gone", 1)))
+            .transform(transform)
+            .build();
+    fifos.add(f);
+    TransformingStore<Pod> store = f;
+    assertThat(store.transformer()).isSameAs(transform);
+
+    // What a reflector streaming the initial list does: transform as items arrive, hand over.
+    Pod streamed = store.transformer().apply(pod("foo", 1));
+    store.replaceTransformed(List.of(streamed), "1");
+
+    assertThat(popQueued(f))
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.type()).isEqualTo(DeltaType.SYNC);
+              assertThat(d.unwrap()).isSameAs(streamed);
+              assertThat(transforms(d.unwrap())).isEqualTo(1);
+            });
+    // Deletions are inferred as by replace, and the first call sets the sync count as replace.
+    assertThat(f.hasSynced()).isFalse();
+    assertThat(popQueued(f)).containsExactly(tombstone(pod("gone", 1)));
+    assertThat(f.hasSynced()).isTrue();
+  }
+
+  @Test
+  void transformer_withoutTransform_isNull() {
+    assertThat(fifo().transformer()).isNull();
   }
 
   @Test
@@ -591,7 +720,12 @@ class DeltaFifoTest {
   @Test
   void replacedAndTombstoneHelpers_matchWhatTheFifoEmits() throws Exception {
     // Guards the expectations the other tests build with the helpers.
-    DeltaFifo<Pod> f = fifo(known(pod("gone", 1)));
+    DeltaFifo<Pod> f =
+        DeltaFifo.<Pod>builder(Keys::metaNamespaceKey)
+            .knownObjects(known(pod("gone", 1)))
+            .emitDeltaTypeReplaced(true)
+            .build();
+    fifos.add(f);
     f.replace(List.of(pod("foo", 1)), "1");
     assertThat(popQueued(f)).containsExactly(replaced(pod("foo", 1)));
     assertThat(popQueued(f)).containsExactly(tombstone(pod("gone", 1)));

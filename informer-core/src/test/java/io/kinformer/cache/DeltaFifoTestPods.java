@@ -58,6 +58,19 @@ final class DeltaFifoTestPods {
     return new Delta<>(DeltaType.SYNC, p);
   }
 
+  /**
+   * {@code deltas} as a FIFO built with {@code emitDeltaTypeReplaced(emitReplaced)} queues them:
+   * the expectations are written with {@link #replaced}, which is {@code SYNC} unless {@code
+   * emitReplaced}.
+   */
+  static List<Delta<Pod>> relistedAs(boolean emitReplaced, List<Delta<Pod>> deltas) {
+    return deltas.stream()
+        .map(d -> d.type() == DeltaType.REPLACED && !emitReplaced
+            ? new Delta<Pod>(DeltaType.SYNC, d.object())
+            : d)
+        .toList();
+  }
+
   /** A DELETED delta carrying {@code DeletedFinalStateUnknown(key(p), p)}. */
   static Delta<Pod> tombstone(Pod p) {
     return new Delta<>(
