@@ -409,10 +409,11 @@ public final class DeltaFifo<T> implements TransformingStore<T> {
    * another thread that uses this FIFO. The lock is reentrant, so the processor itself may call
    * this FIFO.
    *
-   * <p>If the processor throws a {@link RequeueException}, the deltas are queued again at the back,
-   * unless the key got new deltas meanwhile (then those win, as client-go's {@code
-   * addIfNotPresent}), and the exception is rethrown. Any other exception or error propagates
-   * with the key removed for good.
+   * <p>The key is removed before the processor runs, and is not queued again if it throws: the
+   * exception (or error) propagates and the deltas are gone, as in client-go since it removed
+   * {@code ErrRequeue} (kubernetes commit 238c32a1): requeueing would put the key behind newer
+   * ones and move the consumer back in time. A consumer that cannot process an object logs it and
+   * moves on, or relists.
    *
    * <p>After {@link #close()}, keys still queued are handed out as usual; only a pop that finds the
    * queue empty returns empty. A consumer that must stop at once checks its own stop flag between
@@ -421,7 +422,6 @@ public final class DeltaFifo<T> implements TransformingStore<T> {
    * @return the deltas handed to the processor (oldest first, unmodifiable), or empty if the FIFO
    *     is closed and empty
    * @throws InterruptedException if interrupted while waiting (or on entry); nothing is popped
-   * @throws RequeueException if the processor threw it; the deltas were requeued
    */
   public Optional<List<Delta<T>>> pop(PopProcessor<T> processor) throws InterruptedException {
     Objects.requireNonNull(processor, "processor");
@@ -439,7 +439,7 @@ public final class DeltaFifo<T> implements TransformingStore<T> {
       Map.Entry<String, ArrayList<Delta<T>>> entry = head.next();
       head.remove();
       String key = entry.getKey();
-      // Ownership of the list passes to the caller; a requeue stores a copy.
+      // Ownership of the list passes to the caller.
       List<Delta<T>> deltas = Collections.unmodifiableList(entry.getValue());
       if (initialPopulationCount > 0) {
         initialPopulationCount--;
@@ -451,12 +451,7 @@ public final class DeltaFifo<T> implements TransformingStore<T> {
           key,
           deltas.size(),
           isInInitialList);
-      try {
-        processor.process(deltas, isInInitialList);
-      } catch (RequeueException e) {
-        nowSynced |= requeueLocked(key, deltas);
-        throw e;
-      }
+      processor.process(deltas, isInInitialList);
       return Optional.of(deltas);
     } finally {
       lock.unlock();
@@ -711,23 +706,6 @@ public final class DeltaFifo<T> implements TransformingStore<T> {
     deltas.remove(n - 1);
   }
 
-  /**
-   * client-go's {@code addIfNotPresent}: newer deltas queued meanwhile (only possible if the
-   * processor wrote to this FIFO) win. Returns whether the FIFO has just synced.
-   */
-  private boolean requeueLocked(String key, List<Delta<T>> deltas) {
-    assert lock.isHeldByCurrentThread();
-    populated = true;
-    if (items.containsKey(key)) {
-      log.debug("fifo={} key={} not requeued: newer deltas are queued", name, key);
-    } else {
-      items.put(key, new ArrayList<>(deltas));
-      notEmptyOrClosed.signalAll();
-      log.debug("fifo={} requeued key={} deltas={}", name, key, deltas.size());
-    }
-    return checkSyncedLocked();
-  }
-
   /** client-go's {@code checkSynced_locked}; returns whether the FIFO has just synced. */
   private boolean checkSyncedLocked() {
     assert lock.isHeldByCurrentThread();
@@ -795,35 +773,8 @@ public final class DeltaFifo<T> implements TransformingStore<T> {
      *     and never empty
      * @param isInInitialList true if the FIFO had not synced yet, that is this pop drains the first
      *     {@code replace}'s keys
-     * @throws RequeueException to have the deltas queued again (see {@link DeltaFifo#pop})
      */
     void process(List<Delta<T>> deltas, boolean isInInitialList);
-  }
-
-  /**
-   * Thrown by a {@link PopProcessor} to have the popped deltas queued again, at the back of the
-   * queue (client-go's former {@code ErrRequeue}); {@link DeltaFifo#pop} rethrows it after the
-   * requeue. Its cause, if any, is the failure that led to it.
-   *
-   * <p>Use with care: the requeued key is processed after keys queued later, and the first
-   * replace's sync count does not wait for it. client-go removed {@code ErrRequeue} in 2025 for
-   * these reasons (kubernetes commit 238c32a1), advising consumers to move on to the next item.
-   *
-   * <p>Thread safety: immutable once thrown.
-   */
-  public static final class RequeueException extends InformerException {
-
-    private static final long serialVersionUID = 1L;
-
-    /** A requeue request with a reason. */
-    public RequeueException(String message) {
-      super(message);
-    }
-
-    /** A requeue request caused by a processing failure. */
-    public RequeueException(String message, Throwable cause) {
-      super(message, cause);
-    }
   }
 
   /**

@@ -17,7 +17,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.kinformer.cache.DeltaFifo.RequeueException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +35,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Adding, deleting, popping, closing, requeueing and transforming (delta_fifo_test.go). */
+/** Adding, deleting, popping, closing, keying and transforming (delta_fifo_test.go). */
 class DeltaFifoTest {
 
   private final List<DeltaFifo<Pod>> fifos = new ArrayList<>();
@@ -386,51 +385,12 @@ class DeltaFifoTest {
   }
 
   @Test
-  void pop_whenProcessorThrowsRequeue_requeuesAtTheBackAndRethrows() throws Exception {
-    // the former TestDeltaFIFO_requeueOnPop
+  void pop_whenProcessorThrows_propagatesAndDropsTheKey() throws Exception {
+    // client-go 0.36 returns the process error and does not requeue (ErrRequeue is gone).
     DeltaFifo<Pod> f = fifo();
     f.add(pod("foo", 10));
     f.update(pod("foo", 11));
     f.add(pod("bar", 1));
-    RequeueException requeue = new RequeueException("not now", new IllegalStateException("x"));
-
-    assertThatThrownBy(
-            () ->
-                f.pop(
-                    (deltas, initial) -> {
-                      throw requeue;
-                    }))
-        .isSameAs(requeue);
-
-    assertThat(f.listKeys()).containsExactly(key("bar"), key("foo"));
-    assertThat(f.getDeltas(key("foo")))
-        .contains(List.of(added(pod("foo", 10)), updated(pod("foo", 11))));
-    assertThat(popQueued(f)).containsExactly(added(pod("bar", 1)));
-    assertThat(popQueued(f)).containsExactly(added(pod("foo", 10)), updated(pod("foo", 11)));
-    assertThat(f.isEmpty()).isTrue();
-  }
-
-  @Test
-  void pop_whenProcessorQueuedNewerDeltasBeforeRequeue_keepsOnlyTheNewer() throws Exception {
-    DeltaFifo<Pod> f = fifo();
-    f.add(pod("foo", 10));
-
-    assertThatThrownBy(
-            () ->
-                f.pop(
-                    (deltas, initial) -> {
-                      f.update(pod("foo", 11)); // the lock is reentrant
-                      throw new RequeueException("retry");
-                    }))
-        .isInstanceOf(RequeueException.class);
-
-    assertThat(popQueued(f)).containsExactly(updated(pod("foo", 11)));
-  }
-
-  @Test
-  void pop_whenProcessorThrowsOtherException_propagatesAndDropsTheKey() {
-    DeltaFifo<Pod> f = fifo();
-    f.add(pod("foo", 10));
     IllegalStateException boom = new IllegalStateException("boom");
 
     assertThatThrownBy(
@@ -440,7 +400,28 @@ class DeltaFifoTest {
                       throw boom;
                     }))
         .isSameAs(boom);
+
+    assertThat(f.listKeys()).containsExactly(key("bar"));
+    assertThat(f.getDeltas(key("foo"))).isEmpty();
+    assertThat(popQueued(f)).containsExactly(added(pod("bar", 1)));
     assertThat(f.isEmpty()).isTrue();
+  }
+
+  @Test
+  void pop_whenProcessorOfTheInitialListThrows_stillCountsTowardsSynced() throws Exception {
+    DeltaFifo<Pod> f = fifo();
+    f.replace(List.of(pod("foo", 1)), "1");
+
+    assertThatThrownBy(
+            () ->
+                f.pop(
+                    (deltas, initial) -> {
+                      throw new IllegalStateException("boom");
+                    }))
+        .hasMessage("boom");
+
+    assertThat(f.hasSynced()).isTrue();
+    assertThat(f.synced()).isCompleted();
   }
 
   @Test
