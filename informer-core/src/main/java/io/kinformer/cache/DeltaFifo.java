@@ -153,22 +153,11 @@ public final class DeltaFifo<T> implements TransformingStore<T> {
   // first, no two adjacent ones both DELETED. A popped key that gets new deltas goes to the back.
   private final LinkedHashMap<String, ArrayList<Delta<T>>> items = new LinkedHashMap<>();
 
-  // @GuardedBy("lock"). True once the first replace ran, or an add/update/delete came before any
-  // replace. Never reset.
-  private boolean populated;
-
-  // @GuardedBy("lock"). Pops still to happen before the first replace's keys are all out. Set by
-  // the first replace only; never negative.
-  private int initialPopulationCount;
-
-  // @GuardedBy("lock"). populated && initialPopulationCount == 0 was observed; never reset.
-  private boolean synced;
+  // Guarded by lock: whether the first replace's keys (or a write before any) are all out.
+  private final InitialPopulation population = new InitialPopulation(lock);
 
   // @GuardedBy("lock"). Set by close(); pop then returns empty once the queue is empty.
   private boolean closed;
-
-  // Completed (outside the lock) right after synced becomes true.
-  private final CompletableFuture<Void> syncedFuture = new CompletableFuture<>();
 
   private DeltaFifo(Builder<T> builder) {
     this.name = builder.name;
@@ -252,8 +241,7 @@ public final class DeltaFifo<T> implements TransformingStore<T> {
     boolean nowSynced;
     lock.lock();
     try {
-      populated = true;
-      nowSynced = checkSyncedLocked();
+      nowSynced = population.writtenLocked();
       boolean known = knownObjects != null && knownObjects.getByKey(key).isPresent();
       if (!known && !items.containsKey(key)) {
         log.trace("fifo={} ignored deletion of unknown key={}", name, key);
@@ -347,11 +335,7 @@ public final class DeltaFifo<T> implements TransformingStore<T> {
           inferredDeletions++;
         }
       }
-      if (!populated) {
-        populated = true;
-        initialPopulationCount = listed.size() + inferredDeletions;
-        nowSynced = checkSyncedLocked();
-      }
+      nowSynced = population.replacedLocked(listed.size() + inferredDeletions);
       log.debug(
           "fifo={} replace listed={} inferredDeletions={} queuedKeys={}",
           name,
@@ -434,16 +418,15 @@ public final class DeltaFifo<T> implements TransformingStore<T> {
         }
         notEmptyOrClosed.await();
       }
-      boolean isInInitialList = !synced;
+      boolean isInInitialList = !population.isSyncedLocked();
       Iterator<Map.Entry<String, ArrayList<Delta<T>>>> head = items.entrySet().iterator();
       Map.Entry<String, ArrayList<Delta<T>>> entry = head.next();
       head.remove();
       String key = entry.getKey();
       // Ownership of the list passes to the caller.
       List<Delta<T>> deltas = Collections.unmodifiableList(entry.getValue());
-      if (initialPopulationCount > 0) {
-        initialPopulationCount--;
-        nowSynced = checkSyncedLocked();
+      if (population.leftHeadLocked()) {
+        nowSynced = population.checkLocked();
       }
       log.trace(
           "fifo={} pop key={} deltas={} initialList={}",
@@ -495,7 +478,7 @@ public final class DeltaFifo<T> implements TransformingStore<T> {
   public boolean hasSynced() {
     lock.lock();
     try {
-      return synced;
+      return population.isSyncedLocked();
     } finally {
       lock.unlock();
     }
@@ -509,7 +492,7 @@ public final class DeltaFifo<T> implements TransformingStore<T> {
    * writing, after the lock is released): prefer the {@code ...Async} variants.
    */
   public CompletableFuture<Void> synced() {
-    return syncedFuture.copy();
+    return population.future().copy();
   }
 
   /** The queued keys, in pop order; an unmodifiable snapshot. */
@@ -641,15 +624,7 @@ public final class DeltaFifo<T> implements TransformingStore<T> {
           }
         }
       }
-      if (initialPopulationCount < 0 || (synced && !populated)) {
-        throw new IllegalStateException(
-            "bad sync state: populated="
-                + populated
-                + " initialPopulationCount="
-                + initialPopulationCount
-                + " synced="
-                + synced);
-      }
+      population.checkInvariantsLocked();
     } finally {
       lock.unlock();
     }
@@ -662,8 +637,7 @@ public final class DeltaFifo<T> implements TransformingStore<T> {
     boolean nowSynced;
     lock.lock();
     try {
-      populated = true;
-      nowSynced = checkSyncedLocked();
+      nowSynced = population.writtenLocked();
       queueLocked(key, new Delta<>(type, stored));
     } finally {
       lock.unlock();
@@ -706,40 +680,20 @@ public final class DeltaFifo<T> implements TransformingStore<T> {
     deltas.remove(n - 1);
   }
 
-  /** client-go's {@code checkSynced_locked}; returns whether the FIFO has just synced. */
-  private boolean checkSyncedLocked() {
-    assert lock.isHeldByCurrentThread();
-    if (!synced && populated && initialPopulationCount == 0) {
-      synced = true;
-      return true;
-    }
-    return false;
-  }
-
   /** Runs the synced future's dependents; call only after releasing the lock. */
   private void completeSyncedIf(boolean nowSynced) {
     if (nowSynced) {
       log.debug("fifo={} synced", name);
-      syncedFuture.complete(null);
     }
+    population.complete(nowSynced);
   }
 
   private Delta<T> tombstone(String key, @Nullable T lastKnown) {
     return new Delta<>(DeltaType.DELETED, new DeletedFinalStateUnknown<>(key, lastKnown));
   }
 
-  /** The key function's key of {@code obj}; its failure becomes a {@link KeyException}. */
   private String keyOfObject(T obj) {
-    String key;
-    try {
-      key = keyFunc.key(obj);
-    } catch (RuntimeException e) {
-      throw new KeyException(obj, e);
-    }
-    if (key == null) {
-      throw new KeyException(obj, new IllegalStateException("the key function returned null"));
-    }
-    return key;
+    return Keys.checkedKey(keyFunc, obj);
   }
 
   private T transformed(String key, T obj) {

@@ -101,6 +101,25 @@ public final class Keys {
     return new NamespacedName(key.substring(0, slash), key.substring(slash + 1));
   }
 
+  /**
+   * {@code keyFunc}'s key of {@code obj}, as the stores and queues of this package compute it
+   * (client-go wraps key function errors in a {@code KeyError}).
+   *
+   * @throws KeyException if the key function throws or returns null
+   */
+  static <T> String checkedKey(KeyFunc<T> keyFunc, T obj) {
+    String key;
+    try {
+      key = keyFunc.key(obj);
+    } catch (RuntimeException e) {
+      throw new KeyException(obj, e);
+    }
+    if (key == null) {
+      throw new KeyException(obj, new IllegalStateException("the key function returned null"));
+    }
+    return key;
+  }
+
   private static String key(@Nullable String namespace, @Nullable String name) {
     String n = name == null ? "" : name;
     return namespace == null || namespace.isEmpty() ? n : namespace + "/" + n;
