@@ -10,6 +10,7 @@ import static io.kinformer.cache.DeltaFifoTestPods.replaced;
 import static io.kinformer.cache.DeltaFifoTestPods.rv;
 import static io.kinformer.cache.DeltaFifoTestPods.sync;
 import static io.kinformer.cache.DeltaFifoTestPods.tombstone;
+import static io.kinformer.cache.DeltaFifoTestPods.transforms;
 import static io.kinformer.cache.DeltaFifoTestPods.updated;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -542,26 +543,12 @@ class DeltaFifoTest {
     return t;
   }
 
-  /** Counts how often it ran on each pod in the annotation {@code xfrm}. */
-  private static Pod countTransforms(Pod p) {
-    int n = Integer.parseInt(p.getMetadata().getAnnotations().getOrDefault("xfrm", "0"));
-    return new PodBuilder(p)
-        .editMetadata()
-        .addToAnnotations("xfrm", Integer.toString(n + 1))
-        .endMetadata()
-        .build();
-  }
-
-  private static int transforms(Pod p) {
-    return Integer.parseInt(p.getMetadata().getAnnotations().getOrDefault("xfrm", "0"));
-  }
-
   @Test
   void transform_appliesOnceToEachObject_andNeverToTombstonesOrSyncs() throws Exception {
     // TestDeltaFIFO_transformer
     DeltaFifo<Pod> f =
         DeltaFifo.<Pod>builder(Keys::metaNamespaceKey)
-            .transform(DeltaFifoTest::countTransforms)
+            .transform(DeltaFifoTestPods::countTransforms)
             .build();
     fifos.add(f);
     f.add(pod("foo", 10));
@@ -604,7 +591,7 @@ class DeltaFifoTest {
     DeltaFifo<Pod> f =
         DeltaFifo.<Pod>builder(Keys::metaNamespaceKey)
             .knownObjects(store)
-            .transform(DeltaFifoTest::countTransforms)
+            .transform(DeltaFifoTestPods::countTransforms)
             .emitDeltaTypeReplaced(emitReplaced)
             .build();
     fifos.add(f);
@@ -632,7 +619,7 @@ class DeltaFifoTest {
 
   @Test
   void replaceTransformed_queuesTheObjectsWithoutTransformingThemAgain() throws Exception {
-    UnaryOperator<Pod> transform = DeltaFifoTest::countTransforms;
+    UnaryOperator<Pod> transform = DeltaFifoTestPods::countTransforms;
     DeltaFifo<Pod> f =
         DeltaFifo.<Pod>builder(Keys::metaNamespaceKey)
             .knownObjects(known(pod("gone", 1)))

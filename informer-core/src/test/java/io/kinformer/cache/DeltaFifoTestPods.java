@@ -77,6 +77,20 @@ final class DeltaFifoTestPods {
         DeltaType.DELETED, new DeletedFinalStateUnknown<>(Keys.metaNamespaceKey(p), p));
   }
 
+  /** A transform that counts how often it ran on each pod, in the annotation {@code xfrm}. */
+  static Pod countTransforms(Pod p) {
+    return new PodBuilder(p)
+        .editMetadata()
+        .addToAnnotations("xfrm", Integer.toString(transforms(p) + 1))
+        .endMetadata()
+        .build();
+  }
+
+  /** How often {@link #countTransforms} ran on {@code p}. */
+  static int transforms(Pod p) {
+    return Integer.parseInt(p.getMetadata().getAnnotations().getOrDefault("xfrm", "0"));
+  }
+
   /** Pops one key that must be queued (so the test fails instead of blocking if it is not). */
   static List<Delta<Pod>> popQueued(DeltaFifo<Pod> fifo) throws InterruptedException {
     if (fifo.isEmpty()) {

@@ -384,6 +384,12 @@ class FifoTest {
   }
 
   @Test
+  void fifo_behavesAsAStore() {
+    // TestFIFOCache
+    StoreContract.check(fifo());
+  }
+
+  @Test
   void writes_whenKeyFunctionThrows_throwKeyExceptionAndChangeNothing() {
     IllegalArgumentException refusal = new IllegalArgumentException("no key for you");
     Fifo<Pod> f =
