@@ -22,8 +22,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The queue between a {@code Reflector} and an informer's processing loop: a FIFO of keys, where
  * each key carries every {@link Delta} that happened to its object since the object was last
- * popped. A port of client-go's {@code tools/cache/delta_fifo.go} ({@code DeltaFIFO} created with
- * {@code EmitDeltaTypeReplaced: true}).
+ * popped. A port of client-go's {@code tools/cache/delta_fifo.go} ({@code DeltaFIFO} as built by
+ * {@code NewDeltaFIFOWithOptions}), with its options: a key function, {@code knownObjects}, a
+ * transform, a name, and {@link Builder#emitDeltaTypeReplaced emitDeltaTypeReplaced}.
+ *
+ * <p>client-go's informers no longer use a DeltaFIFO (they queue into a FIFO of single deltas in
+ * arrival order); it remains for code that builds one directly.
  *
  * <p>It serves this use: process every change at most once; when processing an object, see
  * everything that happened to it since it was last processed, oldest first; learn about deletions,
@@ -45,10 +49,13 @@ import org.slf4j.LoggerFactory;
  *       reported, for example by a relist).
  *   <li>{@link #replace replace(list, rv)} (a relist), atomically and in this order:
  *       <ol>
- *         <li>{@code REPLACED} with each listed (transformed) object, in list order. Always {@code
- *             REPLACED}, never {@code SYNC}, whether or not the object changed: the FIFO cannot
- *             know, because the state in {@code knownObjects} may be older than deltas still
- *             queued.
+ *         <li>for each listed (transformed) object, in list order, {@code SYNC} by default, or
+ *             {@code REPLACED} if the FIFO was built with {@link Builder#emitDeltaTypeReplaced
+ *             emitDeltaTypeReplaced(true)} (client-go's default is {@code false} for backward
+ *             compatibility; its informers used {@code true}). Whether or not the object changed:
+ *             the FIFO cannot know, because the state in {@code knownObjects} may be older than
+ *             deltas still queued. {@code REPLACED} lets the consumer tell a relist from a
+ *             periodic resync.
  *         <li>for each key still queued (in queue order) and absent from the list: {@code DELETED}
  *             with {@code DeletedFinalStateUnknown(key, newest queued state)} (the newest delta's
  *             object, unwrapped if it is itself a tombstone). These are objects the watch added or
@@ -56,7 +63,9 @@ import org.slf4j.LoggerFactory;
  *             DELETED}, the dedup rule above applies.
  *         <li>for each key of {@code knownObjects} (in its {@code listKeys()} order) absent from
  *             the list and not queued: {@code DELETED} with {@code DeletedFinalStateUnknown(key,
- *             state in knownObjects)}.
+ *             state in knownObjects)}. If {@code knownObjects} lists the key but no longer has
+ *             it when asked (only a writer outside this FIFO's lock can cause that), the
+ *             tombstone carries no object, as in client-go, and a WARN is logged.
  *       </ol>
  *       The resourceVersion is ignored, as in client-go.
  *   <li>{@link #resync}: {@code SYNC} with the object from {@code knownObjects}, for each of its
@@ -64,14 +73,22 @@ import org.slf4j.LoggerFactory;
  *       would only deliver stale data). Nothing if there is no {@code knownObjects}.
  * </ul>
  *
- * <p><b>Who decides "sync".</b> As in client-go, it is the consumer, not the FIFO, that turns a
- * {@code REPLACED} into a sync: client-go's {@code processDeltas} treats {@code SYNC}, {@code
- * REPLACED}, {@code ADDED} and {@code UPDATED} alike (update the indexer, then {@code onUpdate(old,
- * new)} if the key was there, else {@code onAdd}), and {@code sharedIndexInformer.OnUpdate} marks
+ * <p><b>Who decides "sync".</b> As in client-go, it is the consumer, not the FIFO, that decides
+ * whether a relisted object is a change or a sync: client-go's {@code processDeltas} treats
+ * {@code SYNC}, {@code REPLACED}, {@code ADDED} and {@code UPDATED} alike (update the indexer,
+ * then {@code onUpdate(old, new)} if the key was there, else {@code onAdd}), and {@code
+ * sharedIndexInformer.OnUpdate} marks
  * the notification a sync, sent only to handlers that asked for resync, iff old and new have the
  * same resourceVersion. So an object that changed while the watch was down reaches every handler
  * as an update. A {@code DELETED} delta carries either the object or a {@code
- * DeletedFinalStateUnknown}; {@link Delta#unwrap()} gives the object either way.
+ * DeletedFinalStateUnknown}; {@link Delta#unwrap()} gives the object either way, or null for a
+ * tombstone without an object (see {@code replace} above), which a consumer handles by its key.
+ *
+ * <h2>Keys</h2>
+ *
+ * <p>Every object is filed under its key function's key; {@link #keyOf} also keys a delta list
+ * and a tombstone (client-go's {@code KeyOf}). A key function that throws fails the call with a
+ * {@link KeyException} before anything is queued.
  *
  * <h2>Synced and the initial list</h2>
  *
@@ -100,7 +117,9 @@ import org.slf4j.LoggerFactory;
  * DeletedFinalStateUnknown} tombstones nor to {@code SYNC} objects, which come from {@code
  * knownObjects} and were transformed already. Keys are computed from the objects as given,
  * before the transform. {@code replace} computes every key and transform before changing anything,
- * so a bad object or a failing transform leaves the FIFO untouched.
+ * so a bad object or a failing transform leaves the FIFO untouched. {@link #replaceTransformed}
+ * (the {@link TransformingStore} side, for a reflector that transformed a streamed list as it
+ * arrived) queues the objects as given, without transforming them again.
  *
  * <p>Popping from several threads at once is allowed but, as in client-go, they may then process
  * different versions of the same object concurrently; the informer pops from one thread.
@@ -111,14 +130,19 @@ import org.slf4j.LoggerFactory;
  *
  * @param <T> the object type
  */
-public final class DeltaFifo<T> implements Store<T> {
+public final class DeltaFifo<T> implements TransformingStore<T> {
 
   private static final Logger log = LoggerFactory.getLogger(DeltaFifo.class);
+
+  /** client-go's {@code ErrZeroLengthDeltasObject}, the cause of a {@link KeyException}. */
+  static final String ZERO_LENGTH_DELTAS = "0 length Deltas object; can't get key";
 
   private final String name;
   private final KeyFunc<T> keyFunc;
   private final @Nullable Store<T> knownObjects;
   private final @Nullable UnaryOperator<T> transform;
+  // SYNC or REPLACED: what replace queues for each listed object.
+  private final DeltaType listedType;
 
   private final ReentrantLock lock = new ReentrantLock();
   // Signalled (all waiters) when a key is queued or the FIFO is closed. Waiters hold lock.
@@ -129,28 +153,18 @@ public final class DeltaFifo<T> implements Store<T> {
   // first, no two adjacent ones both DELETED. A popped key that gets new deltas goes to the back.
   private final LinkedHashMap<String, ArrayList<Delta<T>>> items = new LinkedHashMap<>();
 
-  // @GuardedBy("lock"). True once the first replace ran, or an add/update/delete came before any
-  // replace. Never reset.
-  private boolean populated;
-
-  // @GuardedBy("lock"). Pops still to happen before the first replace's keys are all out. Set by
-  // the first replace only; never negative.
-  private int initialPopulationCount;
-
-  // @GuardedBy("lock"). populated && initialPopulationCount == 0 was observed; never reset.
-  private boolean synced;
+  // Guarded by lock: whether the first replace's keys (or a write before any) are all out.
+  private final InitialPopulation population = new InitialPopulation(lock);
 
   // @GuardedBy("lock"). Set by close(); pop then returns empty once the queue is empty.
   private boolean closed;
-
-  // Completed (outside the lock) right after synced becomes true.
-  private final CompletableFuture<Void> syncedFuture = new CompletableFuture<>();
 
   private DeltaFifo(Builder<T> builder) {
     this.name = builder.name;
     this.keyFunc = builder.keyFunc;
     this.knownObjects = builder.knownObjects;
     this.transform = builder.transform;
+    this.listedType = builder.emitDeltaTypeReplaced ? DeltaType.REPLACED : DeltaType.SYNC;
   }
 
   /**
@@ -162,9 +176,40 @@ public final class DeltaFifo<T> implements Store<T> {
   }
 
   /**
+   * The key of {@code obj} (client-go's {@code KeyOf}): for a list of {@link Delta}s (as {@link
+   * #pop} and {@link #getDeltas} return), the key of its newest delta's object; for a {@link
+   * DeletedFinalStateUnknown}, the key it carries, even without an object; otherwise the key
+   * function's key of {@code obj}.
+   *
+   * @throws KeyException if {@code obj} is an empty list (its cause says {@code 0 length Deltas
+   *     object}, client-go's {@code ErrZeroLengthDeltasObject}), or a list of something other than
+   *     deltas, or if the key function cannot key it (for example because it is not a {@code T})
+   */
+  public String keyOf(Object obj) {
+    Objects.requireNonNull(obj, "obj");
+    Object keyed = obj;
+    if (obj instanceof List<?> deltas) {
+      if (deltas.isEmpty()) {
+        throw new KeyException(obj, new IllegalArgumentException(ZERO_LENGTH_DELTAS));
+      }
+      if (!(deltas.get(deltas.size() - 1) instanceof Delta<?> newest)) {
+        throw new KeyException(
+            obj, new IllegalArgumentException("a list that is not of deltas has no key"));
+      }
+      keyed = newest.object();
+    }
+    if (keyed instanceof DeletedFinalStateUnknown<?> tombstone) {
+      return tombstone.key();
+    }
+    @SuppressWarnings("unchecked") // a wrong type fails in the key function, reported below
+    T t = (T) keyed;
+    return keyOfObject(t);
+  }
+
+  /**
    * Queues an {@link DeltaType#ADDED} delta and marks the FIFO populated.
    *
-   * @throws IllegalArgumentException if the key function cannot key {@code obj}; nothing is queued
+   * @throws KeyException if the key function cannot key {@code obj}; nothing is queued
    */
   @Override
   public void add(T obj) {
@@ -174,7 +219,7 @@ public final class DeltaFifo<T> implements Store<T> {
   /**
    * Queues an {@link DeltaType#UPDATED} delta and marks the FIFO populated.
    *
-   * @throws IllegalArgumentException if the key function cannot key {@code obj}; nothing is queued
+   * @throws KeyException if the key function cannot key {@code obj}; nothing is queued
    */
   @Override
   public void update(T obj) {
@@ -186,18 +231,17 @@ public final class DeltaFifo<T> implements Store<T> {
    * {@code knownObjects} (or there is none): then the deletion was already reported, for example by
    * a relist, and is ignored. Marks the FIFO populated either way.
    *
-   * @throws IllegalArgumentException if the key function cannot key {@code obj}; nothing is queued
+   * @throws KeyException if the key function cannot key {@code obj}; nothing is queued
    */
   @Override
   public void delete(T obj) {
     Objects.requireNonNull(obj, "obj");
-    String key = keyOf(obj);
+    String key = keyOfObject(obj);
     T stored = transformed(key, obj);
     boolean nowSynced;
     lock.lock();
     try {
-      populated = true;
-      nowSynced = checkSyncedLocked();
+      nowSynced = population.writtenLocked();
       boolean known = knownObjects != null && knownObjects.getByKey(key).isPresent();
       if (!known && !items.containsKey(key)) {
         log.trace("fifo={} ignored deletion of unknown key={}", name, key);
@@ -211,33 +255,54 @@ public final class DeltaFifo<T> implements Store<T> {
   }
 
   /**
-   * A relist: atomically queues a {@link DeltaType#REPLACED} delta for each object of {@code
-   * objects}, then a {@link DeltaType#DELETED} {@link DeletedFinalStateUnknown} for each queued or
-   * known key that the list lacks, carrying the newest state known (see the class Javadoc). The
-   * first call sets the count of pops that {@link #hasSynced()} waits for.
+   * A relist: atomically queues a {@link DeltaType#SYNC} delta (or {@link DeltaType#REPLACED},
+   * see {@link Builder#emitDeltaTypeReplaced}) for each object of {@code objects}, then a {@link
+   * DeltaType#DELETED} {@link DeletedFinalStateUnknown} for each queued or known key that the list
+   * lacks, carrying the newest state known (see the class Javadoc). The first call sets the count
+   * of pops that {@link #hasSynced()} waits for.
    *
    * @param objects the complete list of objects, as listed
    * @param resourceVersion the list's resourceVersion; ignored
-   * @throws IllegalArgumentException if the key function cannot key one of the objects; nothing is
-   *     queued then
+   * @throws KeyException if the key function cannot key one of the objects; nothing is queued then
    */
   @Override
   public void replace(Collection<? extends T> objects, String resourceVersion) {
+    replace(objects, /* alreadyTransformed= */ false);
+  }
+
+  /** The transform given to the builder, or null if there is none. */
+  @Override
+  public @Nullable UnaryOperator<T> transformer() {
+    return transform;
+  }
+
+  /**
+   * As {@link #replace}, for objects that {@link #transformer()} was already applied to: they are
+   * queued as given.
+   *
+   * @throws KeyException if the key function cannot key one of the objects; nothing is queued then
+   */
+  @Override
+  public void replaceTransformed(Collection<? extends T> objects, String resourceVersion) {
+    replace(objects, /* alreadyTransformed= */ true);
+  }
+
+  private void replace(Collection<? extends T> objects, boolean alreadyTransformed) {
     Objects.requireNonNull(objects, "objects");
     List<String> keys = new ArrayList<>(objects.size());
     List<T> stored = new ArrayList<>(objects.size());
     for (T obj : objects) {
       Objects.requireNonNull(obj, "an element of objects is null");
-      String key = keyOf(obj);
+      String key = keyOfObject(obj);
       keys.add(key);
-      stored.add(transformed(key, obj));
+      stored.add(alreadyTransformed ? obj : transformed(key, obj));
     }
     Set<String> listed = new HashSet<>(keys);
     boolean nowSynced = false;
     lock.lock();
     try {
       for (int i = 0; i < keys.size(); i++) {
-        queueLocked(keys.get(i), new Delta<>(DeltaType.REPLACED, stored.get(i)));
+        queueLocked(keys.get(i), new Delta<>(listedType, stored.get(i)));
       }
       int inferredDeletions = 0;
       // Queued keys first: their newest state is in the queue, not in knownObjects. This covers
@@ -247,7 +312,7 @@ public final class DeltaFifo<T> implements Store<T> {
           continue;
         }
         List<Delta<T>> deltas = items.get(key);
-        T newest = deltas.get(deltas.size() - 1).unwrap();
+        @Nullable T newest = deltas.get(deltas.size() - 1).unwrap();
         queueLocked(key, tombstone(key, newest));
         inferredDeletions++;
       }
@@ -258,25 +323,19 @@ public final class DeltaFifo<T> implements Store<T> {
           }
           Optional<T> known = knownObjects.getByKey(key);
           if (known.isEmpty()) {
-            // client-go queues a tombstone without an object here; ours needs one. The key left
-            // knownObjects between listKeys and getByKey, which only a writer outside this FIFO's
-            // lock can cause; it is no longer known, so there is nothing to delete.
+            // The key left knownObjects between listKeys and getByKey, which only a writer outside
+            // this FIFO's lock can cause. As client-go, queue a tombstone without an object.
             log.warn(
                 "fifo={} key={} vanished from knownObjects during replace; was the indexer"
-                    + " written outside the FIFO? No deletion queued for it",
+                    + " written outside the FIFO? Queued a deletion without an object",
                 name,
                 key);
-            continue;
           }
-          queueLocked(key, tombstone(key, known.get()));
+          queueLocked(key, tombstone(key, known.orElse(null)));
           inferredDeletions++;
         }
       }
-      if (!populated) {
-        populated = true;
-        initialPopulationCount = listed.size() + inferredDeletions;
-        nowSynced = checkSyncedLocked();
-      }
+      nowSynced = population.replacedLocked(listed.size() + inferredDeletions);
       log.debug(
           "fifo={} replace listed={} inferredDeletions={} queuedKeys={}",
           name,
@@ -294,8 +353,8 @@ public final class DeltaFifo<T> implements Store<T> {
    * keys that has no queued delta. Does nothing without {@code knownObjects}. The object is not
    * transformed again.
    *
-   * @throws IllegalArgumentException if the key function cannot key a known object; the keys
-   *     visited before it stay queued
+   * @throws KeyException if the key function cannot key a known object; the keys visited before
+   *     it stay queued
    */
   @Override
   public void resync() {
@@ -312,7 +371,7 @@ public final class DeltaFifo<T> implements Store<T> {
           log.debug("fifo={} key={} vanished from knownObjects during resync", name, knownKey);
           continue;
         }
-        String key = keyOf(obj.get());
+        String key = keyOfObject(obj.get());
         if (items.containsKey(key)) {
           // A queued delta is newer than the known state; syncing the known state would
           // deliver stale data after it.
@@ -334,10 +393,11 @@ public final class DeltaFifo<T> implements Store<T> {
    * another thread that uses this FIFO. The lock is reentrant, so the processor itself may call
    * this FIFO.
    *
-   * <p>If the processor throws a {@link RequeueException}, the deltas are queued again at the back,
-   * unless the key got new deltas meanwhile (then those win, as client-go's {@code
-   * addIfNotPresent}), and the exception is rethrown. Any other exception or error propagates
-   * with the key removed for good.
+   * <p>The key is removed before the processor runs, and is not queued again if it throws: the
+   * exception (or error) propagates and the deltas are gone, as in client-go since it removed
+   * {@code ErrRequeue} (kubernetes commit 238c32a1): requeueing would put the key behind newer
+   * ones and move the consumer back in time. A consumer that cannot process an object logs it and
+   * moves on, or relists.
    *
    * <p>After {@link #close()}, keys still queued are handed out as usual; only a pop that finds the
    * queue empty returns empty. A consumer that must stop at once checks its own stop flag between
@@ -346,7 +406,6 @@ public final class DeltaFifo<T> implements Store<T> {
    * @return the deltas handed to the processor (oldest first, unmodifiable), or empty if the FIFO
    *     is closed and empty
    * @throws InterruptedException if interrupted while waiting (or on entry); nothing is popped
-   * @throws RequeueException if the processor threw it; the deltas were requeued
    */
   public Optional<List<Delta<T>>> pop(PopProcessor<T> processor) throws InterruptedException {
     Objects.requireNonNull(processor, "processor");
@@ -359,16 +418,15 @@ public final class DeltaFifo<T> implements Store<T> {
         }
         notEmptyOrClosed.await();
       }
-      boolean isInInitialList = !synced;
+      boolean isInInitialList = !population.isSyncedLocked();
       Iterator<Map.Entry<String, ArrayList<Delta<T>>>> head = items.entrySet().iterator();
       Map.Entry<String, ArrayList<Delta<T>>> entry = head.next();
       head.remove();
       String key = entry.getKey();
-      // Ownership of the list passes to the caller; a requeue stores a copy.
+      // Ownership of the list passes to the caller.
       List<Delta<T>> deltas = Collections.unmodifiableList(entry.getValue());
-      if (initialPopulationCount > 0) {
-        initialPopulationCount--;
-        nowSynced = checkSyncedLocked();
+      if (population.leftHeadLocked()) {
+        nowSynced = population.checkLocked();
       }
       log.trace(
           "fifo={} pop key={} deltas={} initialList={}",
@@ -376,12 +434,7 @@ public final class DeltaFifo<T> implements Store<T> {
           key,
           deltas.size(),
           isInInitialList);
-      try {
-        processor.process(deltas, isInInitialList);
-      } catch (RequeueException e) {
-        nowSynced |= requeueLocked(key, deltas);
-        throw e;
-      }
+      processor.process(deltas, isInInitialList);
       return Optional.of(deltas);
     } finally {
       lock.unlock();
@@ -425,7 +478,7 @@ public final class DeltaFifo<T> implements Store<T> {
   public boolean hasSynced() {
     lock.lock();
     try {
-      return synced;
+      return population.isSyncedLocked();
     } finally {
       lock.unlock();
     }
@@ -439,7 +492,7 @@ public final class DeltaFifo<T> implements Store<T> {
    * writing, after the lock is released): prefer the {@code ...Async} variants.
    */
   public CompletableFuture<Void> synced() {
-    return syncedFuture.copy();
+    return population.future().copy();
   }
 
   /** The queued keys, in pop order; an unmodifiable snapshot. */
@@ -455,7 +508,8 @@ public final class DeltaFifo<T> implements Store<T> {
 
   /**
    * The newest queued state of each queued key, in pop order ({@link Delta#unwrap()} of its newest
-   * delta, so a tombstone yields the object it carries); an unmodifiable snapshot.
+   * delta, so a tombstone yields the object it carries; a key whose newest delta is a tombstone
+   * without an object is left out); an unmodifiable snapshot.
    */
   @Override
   public List<T> list() {
@@ -463,7 +517,10 @@ public final class DeltaFifo<T> implements Store<T> {
     try {
       List<T> out = new ArrayList<>(items.size());
       for (List<Delta<T>> deltas : items.values()) {
-        out.add(deltas.get(deltas.size() - 1).unwrap());
+        @Nullable T newest = deltas.get(deltas.size() - 1).unwrap();
+        if (newest != null) {
+          out.add(newest);
+        }
       }
       return Collections.unmodifiableList(out);
     } finally {
@@ -471,13 +528,20 @@ public final class DeltaFifo<T> implements Store<T> {
     }
   }
 
-  /** The newest queued state of {@code obj}'s key, as {@link #list()}; empty if not queued. */
+  /**
+   * The newest queued state of {@code obj}'s key, as {@link #list()}; empty if not queued.
+   *
+   * @throws KeyException if the key function cannot key {@code obj}
+   */
   @Override
   public Optional<T> get(T obj) {
-    return getByKey(keyOf(obj));
+    return getByKey(keyOfObject(obj));
   }
 
-  /** The newest queued state under {@code key}, as {@link #list()}; empty if not queued. */
+  /**
+   * The newest queued state under {@code key}, as {@link #list()}; empty if not queued or if its
+   * newest delta is a tombstone without an object ({@link #getDeltas} has it).
+   */
   @Override
   public Optional<T> getByKey(String key) {
     lock.lock();
@@ -485,7 +549,7 @@ public final class DeltaFifo<T> implements Store<T> {
       List<Delta<T>> deltas = items.get(key);
       return deltas == null
           ? Optional.empty()
-          : Optional.of(deltas.get(deltas.size() - 1).unwrap());
+          : Optional.ofNullable(deltas.get(deltas.size() - 1).unwrap());
     } finally {
       lock.unlock();
     }
@@ -547,7 +611,9 @@ public final class DeltaFifo<T> implements Store<T> {
         for (int i = 0; i < deltas.size(); i++) {
           Delta<T> d = deltas.get(i);
           String key =
-              d.object() instanceof DeletedFinalStateUnknown<?> t ? t.key() : keyOf(d.unwrap());
+              d.object() instanceof DeletedFinalStateUnknown<?> t
+                  ? t.key()
+                  : keyOfObject(d.unwrap());
           if (!key.equals(e.getKey())) {
             throw new IllegalStateException("delta " + d + " is queued under key " + e.getKey());
           }
@@ -558,15 +624,7 @@ public final class DeltaFifo<T> implements Store<T> {
           }
         }
       }
-      if (initialPopulationCount < 0 || (synced && !populated)) {
-        throw new IllegalStateException(
-            "bad sync state: populated="
-                + populated
-                + " initialPopulationCount="
-                + initialPopulationCount
-                + " synced="
-                + synced);
-      }
+      population.checkInvariantsLocked();
     } finally {
       lock.unlock();
     }
@@ -574,13 +632,12 @@ public final class DeltaFifo<T> implements Store<T> {
 
   private void enqueue(DeltaType type, T obj) {
     Objects.requireNonNull(obj, "obj");
-    String key = keyOf(obj);
+    String key = keyOfObject(obj);
     T stored = transformed(key, obj);
     boolean nowSynced;
     lock.lock();
     try {
-      populated = true;
-      nowSynced = checkSyncedLocked();
+      nowSynced = population.writtenLocked();
       queueLocked(key, new Delta<>(type, stored));
     } finally {
       lock.unlock();
@@ -623,47 +680,20 @@ public final class DeltaFifo<T> implements Store<T> {
     deltas.remove(n - 1);
   }
 
-  /**
-   * client-go's {@code addIfNotPresent}: newer deltas queued meanwhile (only possible if the
-   * processor wrote to this FIFO) win. Returns whether the FIFO has just synced.
-   */
-  private boolean requeueLocked(String key, List<Delta<T>> deltas) {
-    assert lock.isHeldByCurrentThread();
-    populated = true;
-    if (items.containsKey(key)) {
-      log.debug("fifo={} key={} not requeued: newer deltas are queued", name, key);
-    } else {
-      items.put(key, new ArrayList<>(deltas));
-      notEmptyOrClosed.signalAll();
-      log.debug("fifo={} requeued key={} deltas={}", name, key, deltas.size());
-    }
-    return checkSyncedLocked();
-  }
-
-  /** client-go's {@code checkSynced_locked}; returns whether the FIFO has just synced. */
-  private boolean checkSyncedLocked() {
-    assert lock.isHeldByCurrentThread();
-    if (!synced && populated && initialPopulationCount == 0) {
-      synced = true;
-      return true;
-    }
-    return false;
-  }
-
   /** Runs the synced future's dependents; call only after releasing the lock. */
   private void completeSyncedIf(boolean nowSynced) {
     if (nowSynced) {
       log.debug("fifo={} synced", name);
-      syncedFuture.complete(null);
     }
+    population.complete(nowSynced);
   }
 
-  private Delta<T> tombstone(String key, T lastKnown) {
+  private Delta<T> tombstone(String key, @Nullable T lastKnown) {
     return new Delta<>(DeltaType.DELETED, new DeletedFinalStateUnknown<>(key, lastKnown));
   }
 
-  private String keyOf(T obj) {
-    return Objects.requireNonNull(keyFunc.key(obj), "the key function returned null");
+  private String keyOfObject(T obj) {
+    return Keys.checkedKey(keyFunc, obj);
   }
 
   private T transformed(String key, T obj) {
@@ -697,35 +727,8 @@ public final class DeltaFifo<T> implements Store<T> {
      *     and never empty
      * @param isInInitialList true if the FIFO had not synced yet, that is this pop drains the first
      *     {@code replace}'s keys
-     * @throws RequeueException to have the deltas queued again (see {@link DeltaFifo#pop})
      */
     void process(List<Delta<T>> deltas, boolean isInInitialList);
-  }
-
-  /**
-   * Thrown by a {@link PopProcessor} to have the popped deltas queued again, at the back of the
-   * queue (client-go's former {@code ErrRequeue}); {@link DeltaFifo#pop} rethrows it after the
-   * requeue. Its cause, if any, is the failure that led to it.
-   *
-   * <p>Use with care: the requeued key is processed after keys queued later, and the first
-   * replace's sync count does not wait for it. client-go removed {@code ErrRequeue} in 2025 for
-   * these reasons (kubernetes commit 238c32a1), advising consumers to move on to the next item.
-   *
-   * <p>Thread safety: immutable once thrown.
-   */
-  public static final class RequeueException extends InformerException {
-
-    private static final long serialVersionUID = 1L;
-
-    /** A requeue request with a reason. */
-    public RequeueException(String message) {
-      super(message);
-    }
-
-    /** A requeue request caused by a processing failure. */
-    public RequeueException(String message, Throwable cause) {
-      super(message, cause);
-    }
   }
 
   /**
@@ -741,6 +744,7 @@ public final class DeltaFifo<T> implements Store<T> {
     private @Nullable Store<T> knownObjects;
     private @Nullable UnaryOperator<T> transform;
     private String name = "DeltaFifo";
+    private boolean emitDeltaTypeReplaced;
 
     private Builder(KeyFunc<T> keyFunc) {
       this.keyFunc = Objects.requireNonNull(keyFunc, "keyFunc");
@@ -767,6 +771,17 @@ public final class DeltaFifo<T> implements Store<T> {
      */
     public Builder<T> transform(@Nullable UnaryOperator<T> transform) {
       this.transform = transform;
+      return this;
+    }
+
+    /**
+     * Whether {@link DeltaFifo#replace} queues {@link DeltaType#REPLACED} ({@code true}) or {@link
+     * DeltaType#SYNC} ({@code false}, the default, as client-go's {@code EmitDeltaTypeReplaced})
+     * for each listed object. A consumer that must tell a relist from a periodic resync sets it;
+     * client-go's informers did.
+     */
+    public Builder<T> emitDeltaTypeReplaced(boolean emitDeltaTypeReplaced) {
+      this.emitDeltaTypeReplaced = emitDeltaTypeReplaced;
       return this;
     }
 

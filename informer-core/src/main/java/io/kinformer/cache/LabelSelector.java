@@ -40,11 +40,18 @@ import org.jspecify.annotations.Nullable;
  * selector: requirements sorted by key (then operator and values), {@code ==} written as {@code
  * =}, set values sorted. Two selectors are {@link #equals equal} when their canonical forms are.
  *
+ * <p>{@link #nothing()} is the one selector outside that syntax (apimachinery's {@code
+ * labels.Nothing()}): it matches no object. Like apimachinery's, its string form is {@code ""},
+ * the same as {@link #everything()}'s, so it cannot be parsed back nor sent to a server (where
+ * {@code ""} selects everything); it is equal only to itself.
+ *
  * <p>Thread safety: immutable.
  */
 public final class LabelSelector {
 
   private static final LabelSelector EVERYTHING = new LabelSelector(List.of());
+
+  private static final LabelSelector NOTHING = new LabelSelector();
 
   private static final Comparator<Requirement> ORDER =
       Comparator.comparing(Requirement::key)
@@ -56,6 +63,16 @@ public final class LabelSelector {
 
   /** The canonical form, computed once: it backs toString, equals and hashCode. */
   private final String canonical;
+
+  /** True for {@link #NOTHING} only, which has no requirements yet matches nothing. */
+  private final boolean matchesNothing;
+
+  /** The selector that matches nothing. */
+  private LabelSelector() {
+    this.requirements = List.of();
+    this.canonical = "";
+    this.matchesNothing = true;
+  }
 
   private LabelSelector(List<Requirement> requirements) {
     List<Requirement> sorted = new ArrayList<>(requirements);
@@ -69,11 +86,22 @@ public final class LabelSelector {
       r.appendTo(sb);
     }
     this.canonical = sb.toString();
+    this.matchesNothing = false;
   }
 
   /** The selector that matches every object (the empty selector). */
   public static LabelSelector everything() {
     return EVERYTHING;
+  }
+
+  /**
+   * The selector that matches no object (apimachinery's {@code labels.Nothing()}), for example
+   * what an absent {@code spec.selector} stands for (see {@link #from}). It is not {@link
+   * #isEmpty() empty}, has no {@link #requirements()}, and its {@link #toString()} is {@code ""}:
+   * do not parse it back or send it to a server, where {@code ""} selects everything.
+   */
+  public static LabelSelector nothing() {
+    return NOTHING;
   }
 
   /**
@@ -112,14 +140,17 @@ public final class LabelSelector {
    * {@code In}, {@code NotIn}, {@code Exists} and {@code DoesNotExist} become the corresponding
    * requirements, and an empty selector selects everything.
    *
-   * <p>An absent ({@code null}) selector selects <em>nothing</em> in Kubernetes; this class has
-   * no such selector, so callers must handle that case first.
+   * <p>An absent ({@code null}) selector selects nothing: it gives {@link #nothing()}, as in
+   * apimachinery.
    *
    * @throws IllegalArgumentException if an operator is unknown, or a key or value is invalid, or
    *     the number of values does not suit the operator
    */
-  public static LabelSelector from(io.fabric8.kubernetes.api.model.LabelSelector selector) {
-    Objects.requireNonNull(selector, "selector (a null selector selects nothing)");
+  public static LabelSelector from(
+      io.fabric8.kubernetes.api.model.@Nullable LabelSelector selector) {
+    if (selector == null) {
+      return NOTHING;
+    }
     List<Requirement> reqs = new ArrayList<>();
     Map<String, String> matchLabels = selector.getMatchLabels();
     if (matchLabels != null) {
@@ -157,9 +188,12 @@ public final class LabelSelector {
     return new Builder();
   }
 
-  /** True if this selector does not restrict anything (it has no requirements). */
+  /**
+   * True if this selector does not restrict anything: it has no requirements and is not {@link
+   * #nothing()} (apimachinery's {@code Empty()}).
+   */
   public boolean isEmpty() {
-    return requirements.isEmpty();
+    return requirements.isEmpty() && !matchesNothing;
   }
 
   /** The requirements, sorted as in {@link #toString()}; unmodifiable. */
@@ -173,6 +207,9 @@ public final class LabelSelector {
    * @param labels an object's labels; {@code null} means no labels
    */
   public boolean matches(@Nullable Map<String, String> labels) {
+    if (matchesNothing) {
+      return false;
+    }
     Map<String, String> ls = labels == null ? Map.of() : labels;
     for (Requirement r : requirements) {
       if (!r.matches(ls)) {
@@ -184,15 +221,21 @@ public final class LabelSelector {
 
   @Override
   public boolean equals(@Nullable Object o) {
-    return o instanceof LabelSelector other && canonical.equals(other.canonical);
+    return o instanceof LabelSelector other
+        && matchesNothing == other.matchesNothing
+        && canonical.equals(other.canonical);
   }
 
   @Override
   public int hashCode() {
-    return canonical.hashCode();
+    return matchesNothing ? -1 : canonical.hashCode();
   }
 
-  /** The canonical form: {@link #parse} of it gives an equal selector; "" for everything. */
+  /**
+   * The canonical form: {@link #parse} of it gives an equal selector; "" for everything, and ""
+   * for {@link #nothing()} too (as apimachinery's), which is the one selector it does not give
+   * back.
+   */
   @Override
   public String toString() {
     return canonical;

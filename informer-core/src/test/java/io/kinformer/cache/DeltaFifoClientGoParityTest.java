@@ -4,7 +4,6 @@ import static io.kinformer.cache.DeltaFifoTestPods.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.kinformer.cache.DeltaFifo.RequeueException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -17,13 +16,13 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
- * Parity of {@link DeltaFifo} with client-go's {@code DeltaFIFO} (created with {@code
- * EmitDeltaTypeReplaced: true}), checked against an oracle: {@link GoDeltaFifo} below follows
+ * Parity of {@link DeltaFifo} with client-go's {@code DeltaFIFO} (with and without {@code
+ * EmitDeltaTypeReplaced}), checked against an oracle: {@link GoDeltaFifo} below follows
  * {@code delta_fifo.go} statement by statement ({@code Add}, {@code Update}, {@code Delete}, {@code
  * queueActionLocked} with {@code dedupDeltas}, {@code Replace}, {@code Resync} with {@code
- * syncKeyLocked}, {@code Pop}, {@code checkSynced_locked}, and the former {@code addIfNotPresent}
- * requeue). Random histories of writes, relists, resyncs and pops, with and without {@code
- * knownObjects} (which each pop updates as the informer does), must give the same queue, the same
+ * syncKeyLocked}, {@code Pop} with a process function that may fail, {@code checkSynced_locked}).
+ * Random histories of writes, relists, resyncs and pops, with and without {@code knownObjects}
+ * (which each successful pop updates as the informer does), must give the same queue, the same
  * deltas per key, the same popped deltas and {@code isInInitialList}, the same {@code hasSynced}
  * and the same known objects after every step.
  *
@@ -46,13 +45,21 @@ class DeltaFifoClientGoParityTest {
   private static void runHistory(int seed) throws InterruptedException {
     SplittableRandom random = new SplittableRandom(seed);
     boolean withKnown = random.nextBoolean();
+    boolean emitReplaced = random.nextBoolean();
     Store<Pod> ourKnown = withKnown ? new DeltaFifoTestStore<>(Keys::metaNamespaceKey) : null;
     Store<Pod> goKnown = withKnown ? new DeltaFifoTestStore<>(Keys::metaNamespaceKey) : null;
     DeltaFifo<Pod> fifo =
-        DeltaFifo.<Pod>builder(Keys::metaNamespaceKey).knownObjects(ourKnown).build();
-    GoDeltaFifo oracle = new GoDeltaFifo(goKnown);
+        DeltaFifo.<Pod>builder(Keys::metaNamespaceKey)
+            .knownObjects(ourKnown)
+            .emitDeltaTypeReplaced(emitReplaced)
+            .build();
+    GoDeltaFifo oracle = new GoDeltaFifo(goKnown, emitReplaced);
     List<String> history = new ArrayList<>();
-    history.add("seed " + seed + (withKnown ? ", with knownObjects" : ", no knownObjects"));
+    history.add(
+        "seed "
+            + seed
+            + (withKnown ? ", with knownObjects" : ", no knownObjects")
+            + (emitReplaced ? ", emitDeltaTypeReplaced" : ""));
     int rv = 1;
     for (int step = 0; step < STEPS; step++) {
       String name = "p" + random.nextInt(PODS);
@@ -93,32 +100,30 @@ class DeltaFifoClientGoParityTest {
           oracle.resync();
         }
         default -> {
-          boolean requeue = op == 7;
-          history.add(requeue ? "pop, requeue" : "pop");
+          boolean fail = op == 7;
+          history.add(fail ? "pop, processing fails" : "pop");
           if (oracle.queue.isEmpty()) {
             assertThat(fifo.isEmpty()).as("%s", history).isTrue();
             break;
           }
           boolean[] ourInitial = new boolean[1];
-          List<Delta<Pod>> ours;
+          List<List<Delta<Pod>>> processed = new ArrayList<>();
           try {
-            ours =
-                fifo.pop(
-                        (deltas, isInInitialList) -> {
-                          ourInitial[0] = isInInitialList;
-                          if (requeue) {
-                            throw new RequeueException("requeue");
-                          }
-                          apply(ourKnown, deltas);
-                        })
-                    .orElseThrow();
-          } catch (RequeueException e) {
-            ours = null;
+            fifo.pop(
+                (deltas, isInInitialList) -> {
+                  ourInitial[0] = isInInitialList;
+                  processed.add(deltas);
+                  if (fail) {
+                    throw new IllegalStateException("processing failed");
+                  }
+                  apply(ourKnown, deltas);
+                });
+          } catch (IllegalStateException e) {
+            assertThat(fail).as("pop failed after %s", history).isTrue();
           }
-          GoDeltaFifo.Popped theirs = oracle.pop(requeue);
-          if (ours != null) {
-            assertThat(ours).as("popped deltas after %s", history).isEqualTo(theirs.deltas());
-          }
+          GoDeltaFifo.Popped theirs = oracle.pop(fail);
+          assertThat(processed).as("processed deltas after %s", history)
+              .containsExactly(theirs.deltas());
           assertThat(ourInitial[0]).as("isInInitialList after %s", history)
               .isEqualTo(theirs.isInInitialList());
         }
@@ -160,12 +165,14 @@ class DeltaFifoClientGoParityTest {
     final List<String> queue = new ArrayList<>();
     final Map<String, List<Delta<Pod>>> items = new HashMap<>();
     final @Nullable Store<Pod> knownObjects;
+    final boolean emitDeltaTypeReplaced;
     boolean populated;
     int initialPopulationCount;
     boolean syncedClosed;
 
-    GoDeltaFifo(@Nullable Store<Pod> knownObjects) {
+    GoDeltaFifo(@Nullable Store<Pod> knownObjects, boolean emitDeltaTypeReplaced) {
       this.knownObjects = knownObjects;
+      this.emitDeltaTypeReplaced = emitDeltaTypeReplaced;
     }
 
     void checkSyncedLocked() {
@@ -233,9 +240,10 @@ class DeltaFifoClientGoParityTest {
 
     void replace(List<Pod> list) {
       Set<String> keys = new HashSet<>();
+      DeltaType action = emitDeltaTypeReplaced ? DeltaType.REPLACED : DeltaType.SYNC;
       for (Pod item : list) {
         keys.add(keyOf(item));
-        queueActionLocked(DeltaType.REPLACED, item);
+        queueActionLocked(action, item);
       }
       int queuedDeletions = 0;
       for (String k : new ArrayList<>(queue)) {
@@ -284,7 +292,8 @@ class DeltaFifoClientGoParityTest {
       }
     }
 
-    Popped pop(boolean requeue) {
+    /** Pop with a process function that applies the deltas, or fails without applying them. */
+    Popped pop(boolean processFails) {
       boolean isInInitialList = !syncedClosed;
       String id = queue.remove(0);
       if (initialPopulationCount > 0) {
@@ -292,13 +301,7 @@ class DeltaFifoClientGoParityTest {
         checkSyncedLocked();
       }
       List<Delta<Pod>> item = items.remove(id);
-      if (requeue) { // addIfNotPresent
-        populated = true;
-        if (!items.containsKey(id)) {
-          queue.add(id);
-          items.put(id, item);
-        }
-      } else {
+      if (!processFails) {
         apply(knownObjects, item);
       }
       return new Popped(item, isInInitialList);

@@ -20,10 +20,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Model-based test of the informer's core pair: a {@link DeltaFifo} built with {@code
- * knownObjects(indexer)} and a processing step that pops a key and applies its deltas to the
- * indexer exactly as {@code DefaultSharedIndexInformer.applyDelta} does ({@code SYNC}, {@code
- * REPLACED}, {@code ADDED}, {@code UPDATED}: add or update; {@code DELETED}: delete {@link
- * Delta#unwrap()}).
+ * knownObjects(indexer)} and {@code emitDeltaTypeReplaced(true)} (so that a relist's deltas are
+ * told from a resync's, as client-go's informers did) and a processing step that pops a key and
+ * applies its deltas to the indexer exactly as {@code DefaultSharedIndexInformer.applyDelta} does
+ * ({@code SYNC}, {@code REPLACED}, {@code ADDED}, {@code UPDATED}: add or update; {@code DELETED}:
+ * delete {@link Delta#unwrap()}).
  *
  * <p>{@link ModelCheck} generates histories of operations, and shrinks a failing one to a short
  * history: server-side changes to a handful of pods, delivered to the FIFO as watch events while
@@ -258,6 +259,7 @@ class DeltaFifoIndexerModelTest {
       this.fifo =
           DeltaFifo.<Pod>builder(Keys::metaNamespaceKey)
               .knownObjects(indexer)
+              .emitDeltaTypeReplaced(true)
               .transform(transform ? this::mark : null)
               .name("model")
               .build();

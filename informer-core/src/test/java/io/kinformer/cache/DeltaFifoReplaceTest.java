@@ -6,6 +6,7 @@ import static io.kinformer.cache.DeltaFifoTestPods.key;
 import static io.kinformer.cache.DeltaFifoTestPods.known;
 import static io.kinformer.cache.DeltaFifoTestPods.pod;
 import static io.kinformer.cache.DeltaFifoTestPods.popQueued;
+import static io.kinformer.cache.DeltaFifoTestPods.relistedAs;
 import static io.kinformer.cache.DeltaFifoTestPods.replaced;
 import static io.kinformer.cache.DeltaFifoTestPods.sync;
 import static io.kinformer.cache.DeltaFifoTestPods.tombstone;
@@ -16,7 +17,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -24,18 +27,34 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Replace (relist), resync and hasSynced (delta_fifo_test.go). */
+/**
+ * Replace (relist), resync and hasSynced (delta_fifo_test.go). The relist cases run twice, with
+ * client-go's default ({@code SYNC} for listed objects) and with {@code emitDeltaTypeReplaced}.
+ */
 class DeltaFifoReplaceTest {
 
   private final List<DeltaFifo<Pod>> fifos = new ArrayList<>();
 
   private DeltaFifo<Pod> fifo(@Nullable Store<Pod> knownObjects) {
+    return fifo(knownObjects, false);
+  }
+
+  private DeltaFifo<Pod> fifo(@Nullable Store<Pod> knownObjects, boolean emitReplaced) {
     DeltaFifo<Pod> f =
-        DeltaFifo.<Pod>builder(Keys::metaNamespaceKey).knownObjects(knownObjects).build();
+        DeltaFifo.<Pod>builder(Keys::metaNamespaceKey)
+            .knownObjects(knownObjects)
+            .emitDeltaTypeReplaced(emitReplaced)
+            .build();
     fifos.add(f);
     return f;
+  }
+
+  /** Every case of {@code cases}, once per value of emitDeltaTypeReplaced. */
+  private static <C> Stream<Arguments> inBothModes(Stream<C> cases) {
+    return cases.flatMap(c -> Stream.of(Arguments.of(c, false), Arguments.of(c, true)));
   }
 
   @AfterEach
@@ -114,24 +133,28 @@ class DeltaFifoReplaceTest {
             List.of(added(obj), deleted(obj), added(objV2), tombstone(objV2))));
   }
 
-  // TestDeltaFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue: objects queued by the watch and
-  // not popped yet are not in knownObjects, yet a relist that lacks them must delete them.
-  @ParameterizedTest(name = "{0}")
-  @MethodSource("queueOnlyCases")
-  void replace_whenQueuedKeyMissingWithEmptyKnownObjects_emitsDeletion(QueueOnlyCase c)
-      throws Exception {
-    DeltaFifo<Pod> f = fifo(known());
-    c.ops().accept(f);
-    assertThat(popAll(f)).containsExactly(c.expected());
+  static Stream<Arguments> queueOnlyCasesInBothModes() {
+    return inBothModes(queueOnlyCases());
   }
 
-  @ParameterizedTest(name = "{0}")
-  @MethodSource("queueOnlyCases")
-  void replace_whenQueuedKeyMissingWithoutKnownObjects_emitsDeletion(QueueOnlyCase c)
-      throws Exception {
-    DeltaFifo<Pod> f = fifo(null);
+  // TestDeltaFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue: objects queued by the watch and
+  // not popped yet are not in knownObjects, yet a relist that lacks them must delete them.
+  @ParameterizedTest(name = "{0}, emitDeltaTypeReplaced={1}")
+  @MethodSource("queueOnlyCasesInBothModes")
+  void replace_whenQueuedKeyMissingWithEmptyKnownObjects_emitsDeletion(
+      QueueOnlyCase c, boolean emitReplaced) throws Exception {
+    DeltaFifo<Pod> f = fifo(known(), emitReplaced);
     c.ops().accept(f);
-    assertThat(popAll(f)).containsExactly(c.expected());
+    assertThat(popAll(f)).containsExactly(relistedAs(emitReplaced, c.expected()));
+  }
+
+  @ParameterizedTest(name = "{0}, emitDeltaTypeReplaced={1}")
+  @MethodSource("queueOnlyCasesInBothModes")
+  void replace_whenQueuedKeyMissingWithoutKnownObjects_emitsDeletion(
+      QueueOnlyCase c, boolean emitReplaced) throws Exception {
+    DeltaFifo<Pod> f = fifo(null, emitReplaced);
+    c.ops().accept(f);
+    assertThat(popAll(f)).containsExactly(relistedAs(emitReplaced, c.expected()));
   }
 
   /** Known objects, writes, and every key's deltas in pop order. */
@@ -205,10 +228,19 @@ class DeltaFifoReplaceTest {
                 List.of(added(pod("baz", 10)), tombstone(pod("baz", 10))),
                 List.of(replaced(pod("foo", 5))))),
         new ReplaceCase(
-            "an unchanged listed object is REPLACED, never SYNC",
+            "an unchanged listed object gets the relist's delta type",
             List.of(pod("foo", 5)),
             f -> f.replace(List.of(pod("foo", 5)), "0"),
             List.of(List.of(replaced(pod("foo", 5))))),
+        new ReplaceCase(
+            "a queued add is relisted behind it and popped once",
+            List.of(),
+            f -> {
+              // TestDeltaFIFO_addReplace
+              f.add(pod("foo", 10));
+              f.replace(List.of(pod("foo", 15)), "0");
+            },
+            List.of(List.of(added(pod("foo", 10)), replaced(pod("foo", 15))))),
         new ReplaceCase(
             "a relisted object after a queued deletion is queued behind it",
             List.of(pod("foo", 1)),
@@ -231,24 +263,130 @@ class DeltaFifoReplaceTest {
                 List.of(replaced(pod("baz", 7))))));
   }
 
+  static Stream<Arguments> replaceCasesInBothModes() {
+    return inBothModes(replaceCases());
+  }
+
   // TestDeltaFIFO_ReplaceMakesDeletions, ..._ReplaceMakesDeletionsReplaced, ..._ReplaceDeltaType
-  @ParameterizedTest(name = "{0}")
-  @MethodSource("replaceCases")
-  void replace_whenKnownKeyMissing_emitsDeletedFinalStateUnknown(ReplaceCase c) throws Exception {
+  @ParameterizedTest(name = "{0}, emitDeltaTypeReplaced={1}")
+  @MethodSource("replaceCasesInBothModes")
+  void replace_whenKnownKeyMissing_emitsDeletedFinalStateUnknown(
+      ReplaceCase c, boolean emitReplaced) throws Exception {
     Store<Pod> knownObjects =
         c.knownObjects() == null ? null : known(c.knownObjects().toArray(Pod[]::new));
-    DeltaFifo<Pod> f = fifo(knownObjects);
+    DeltaFifo<Pod> f = fifo(knownObjects, emitReplaced);
     c.ops().accept(f);
-    assertThat(popAll(f)).containsExactlyElementsOf(c.expected());
+    assertThat(popAll(f))
+        .containsExactlyElementsOf(
+            c.expected().stream().map(deltas -> relistedAs(emitReplaced, deltas)).toList());
   }
 
   @Test
-  void replace_whenAKeyCannotBeComputed_throwsAndChangesNothing() {
-    DeltaFifo<Pod> f = fifo(known(pod("old", 1)));
+  void replace_byDefault_queuesSyncForListedObjects() throws Exception {
+    // NewDeltaFIFOWithOptions without EmitDeltaTypeReplaced
+    DeltaFifo<Pod> f = DeltaFifo.<Pod>builder(Keys::metaNamespaceKey).build();
+    fifos.add(f);
+    f.replace(List.of(pod("foo", 5)), "0");
+    assertThat(popQueued(f)).containsExactly(sync(pod("foo", 5)));
+  }
+
+  /**
+   * A knownObjects whose listing still has a key it no longer holds, as when an indexer is written
+   * outside the FIFO between the two reads.
+   */
+  private record VanishingStore(List<String> listedKeys, Store<Pod> holding)
+      implements Store<Pod> {
+
+    @Override
+    public List<String> listKeys() {
+      return listedKeys;
+    }
+
+    @Override
+    public Optional<Pod> getByKey(String key) {
+      return holding.getByKey(key);
+    }
+
+    @Override
+    public Optional<Pod> get(Pod obj) {
+      return holding.get(obj);
+    }
+
+    @Override
+    public List<Pod> list() {
+      return holding.list();
+    }
+
+    @Override
+    public void add(Pod obj) {
+      throw new UnsupportedOperationException("read-only");
+    }
+
+    @Override
+    public void update(Pod obj) {
+      throw new UnsupportedOperationException("read-only");
+    }
+
+    @Override
+    public void delete(Pod obj) {
+      throw new UnsupportedOperationException("read-only");
+    }
+
+    @Override
+    public void replace(Collection<? extends Pod> objects, String resourceVersion) {
+      throw new UnsupportedOperationException("read-only");
+    }
+
+    @Override
+    public void resync() {}
+  }
+
+  @Test
+  void replace_whenKnownKeyVanishesDuringTheRelist_queuesATombstoneWithoutObject()
+      throws Exception {
+    Store<Pod> holding = known(pod("bar", 6));
+    DeltaFifo<Pod> f =
+        fifo(new VanishingStore(List.of(key("gone"), key("bar")), holding), false);
+
+    String log = LogCapture.stderrOf(() -> f.replace(List.of(), "0"));
+
+    assertThat(log)
+        .contains("WARN")
+        .contains("key=ns/gone vanished from knownObjects during replace");
+    assertThat(f.listKeys()).containsExactly(key("gone"), key("bar"));
+    assertThat(f.getDeltas(key("gone")))
+        .contains(
+            List.of(
+                new Delta<>(
+                    DeltaType.DELETED, new DeletedFinalStateUnknown<Pod>(key("gone"), null))));
+    // No state is known, so the readers that give objects have none for the key.
+    assertThat(f.getByKey(key("gone"))).isEmpty();
+    assertThat(f.list()).containsExactly(pod("bar", 6));
+    assertThat(f.keyOf(f.getDeltas(key("gone")).orElseThrow())).isEqualTo(key("gone"));
+    // Both tombstones count towards the first relist's population.
+    List<Boolean> initial = new ArrayList<>();
+    f.pop((deltas, isInInitialList) -> initial.add(isInInitialList));
+    assertThat(f.hasSynced()).isFalse();
+    f.pop((deltas, isInInitialList) -> initial.add(isInInitialList));
+    assertThat(initial).containsExactly(true, true);
+    assertThat(f.hasSynced()).isTrue();
+  }
+
+  @Test
+  void replace_whenAKeyCannotBeComputed_throwsKeyErrorAndChangesNothing() {
+    DeltaFifo<Pod> f =
+        DeltaFifo.<Pod>builder(DeltaFifoTest::namedOnlyKey).knownObjects(known(pod("old", 1)))
+            .build();
+    fifos.add(f);
     Pod nameless = new PodBuilder().withNewMetadata().withNamespace("ns").endMetadata().build();
 
     assertThatThrownBy(() -> f.replace(List.of(pod("foo", 1), nameless), "0"))
-        .isInstanceOf(IllegalArgumentException.class);
+        .isInstanceOfSatisfying(
+            KeyException.class,
+            e -> {
+              assertThat(e.obj()).isSameAs(nameless);
+              assertThat(e.getCause()).hasMessage("no metadata.name");
+            });
     assertThat(f.isEmpty()).isTrue();
     assertThat(f.hasSynced()).isFalse();
   }
@@ -267,6 +405,23 @@ class DeltaFifoReplaceTest {
             List.of(updated(pod("bar", 8))),
             List.of(deleted(pod("baz", 9))),
             List.of(sync(pod("foo", 5))));
+  }
+
+  @Test
+  void resync_whenKeyHasOnlyAQueuedDeletion_queuesNoSync() throws Exception {
+    // TestDeltaFIFO_ResyncNonExisting
+    DeltaFifo<Pod> f = fifo(known(pod("foo", 5)));
+    f.delete(pod("foo", 10));
+    f.resync();
+    assertThat(popAll(f)).containsExactly(List.of(deleted(pod("foo", 10))));
+  }
+
+  @Test
+  void resync_whenKnownKeyVanishes_skipsIt() throws Exception {
+    DeltaFifo<Pod> f =
+        fifo(new VanishingStore(List.of(key("gone"), key("bar")), known(pod("bar", 6))));
+    f.resync();
+    assertThat(popAll(f)).containsExactly(List.of(sync(pod("bar", 6))));
   }
 
   @Test
@@ -351,7 +506,7 @@ class DeltaFifoReplaceTest {
 
     List<List<Delta<Pod>>> expected =
         List.of(
-            List.of(replaced(pod("foo", 5))),
+            List.of(sync(pod("foo", 5))),
             List.of(tombstone(pod("bar", 6))),
             List.of(tombstone(pod("baz", 7))));
     for (List<Delta<Pod>> e : expected) {

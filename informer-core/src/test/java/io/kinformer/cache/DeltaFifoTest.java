@@ -10,6 +10,7 @@ import static io.kinformer.cache.DeltaFifoTestPods.replaced;
 import static io.kinformer.cache.DeltaFifoTestPods.rv;
 import static io.kinformer.cache.DeltaFifoTestPods.sync;
 import static io.kinformer.cache.DeltaFifoTestPods.tombstone;
+import static io.kinformer.cache.DeltaFifoTestPods.transforms;
 import static io.kinformer.cache.DeltaFifoTestPods.updated;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -17,7 +18,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.kinformer.cache.DeltaFifo.RequeueException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,14 +27,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** Adding, deleting, popping, closing, requeueing and transforming (delta_fifo_test.go). */
+/** Adding, deleting, popping, closing, keying and transforming (delta_fifo_test.go). */
 class DeltaFifoTest {
 
   private final List<DeltaFifo<Pod>> fifos = new ArrayList<>();
@@ -244,16 +246,117 @@ class DeltaFifoTest {
   }
 
   @Test
-  void add_whenObjectHasNoName_throwsAndQueuesNothing() {
-    DeltaFifo<Pod> f = fifo();
+  void add_whenKeyFunctionThrows_throwsAndQueuesNothing() {
+    DeltaFifo<Pod> f = DeltaFifo.<Pod>builder(DeltaFifoTest::namedOnlyKey).build();
+    fifos.add(f);
     Pod nameless = new PodBuilder().withNewMetadata().withNamespace("ns").endMetadata().build();
 
     assertThatThrownBy(() -> f.add(nameless))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("no metadata.name");
-    assertThatThrownBy(() -> f.delete(nameless)).isInstanceOf(IllegalArgumentException.class);
+        .isInstanceOfSatisfying(
+            KeyException.class,
+            e -> {
+              assertThat(e.obj()).isSameAs(nameless);
+              assertThat(e.getCause())
+                  .isInstanceOf(IllegalArgumentException.class)
+                  .hasMessage("no metadata.name");
+            });
+    assertThatThrownBy(() -> f.update(nameless)).isInstanceOf(KeyException.class);
+    assertThatThrownBy(() -> f.delete(nameless)).isInstanceOf(KeyException.class);
+    assertThatThrownBy(() -> f.get(nameless)).isInstanceOf(KeyException.class);
+    assertThatThrownBy(() -> f.keyOf(nameless)).isInstanceOf(KeyException.class);
     assertThat(f.isEmpty()).isTrue();
     assertThat(f.hasSynced()).isFalse();
+  }
+
+  @Test
+  void add_whenObjectHasNoName_queuesItUnderClientGosKey() throws Exception {
+    DeltaFifo<Pod> f = fifo();
+    Pod nameless = new PodBuilder().withNewMetadata().withNamespace("ns").endMetadata().build();
+    f.add(nameless);
+    assertThat(f.listKeys()).containsExactly("ns/");
+  }
+
+  @Test
+  void add_whenKeyFunctionReturnsNull_throwsKeyException() {
+    DeltaFifo<Pod> f = DeltaFifo.<Pod>builder(p -> null).build();
+    fifos.add(f);
+    assertThatThrownBy(() -> f.add(pod("foo", 1)))
+        .isInstanceOf(KeyException.class)
+        .hasMessageEndingWith("the key function returned null");
+    assertThat(f.isEmpty()).isTrue();
+  }
+
+  /** An object and the key DeltaFifo.keyOf must give it. */
+  record KeyOfCase(String name, Object obj, String expectedKey) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static Stream<KeyOfCase> keyOfCases() {
+    // TestDeltaFIFO_KeyOf, plus the tombstone with an object and a longer delta list
+    return Stream.of(
+        new KeyOfCase("an object", pod("a", 1), key("a")),
+        new KeyOfCase(
+            "a tombstone without object", new DeletedFinalStateUnknown<Pod>("B", null), "B"),
+        new KeyOfCase(
+            "a tombstone with object", new DeletedFinalStateUnknown<>("B2", pod("x", 1)), "B2"),
+        new KeyOfCase("deltas of an object", List.of(added(pod("c", 1))), key("c")),
+        new KeyOfCase(
+            "deltas ending with a tombstone without object",
+            List.of(
+                added(pod("x", 1)),
+                new Delta<Pod>(DeltaType.DELETED, new DeletedFinalStateUnknown<Pod>("D", null))),
+            "D"),
+        new KeyOfCase(
+            "deltas: the newest decides", List.of(added(pod("e", 1)), updated(pod("f", 2))),
+            key("f")));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("keyOfCases")
+  void keyOf_understandsDeltasAndTombstones(KeyOfCase c) {
+    assertThat(fifo().keyOf(c.obj())).isEqualTo(c.expectedKey());
+  }
+
+  @Test
+  void keyOf_emptyDeltas_throwsZeroLengthKeyError() {
+    List<Delta<Pod>> none = List.of();
+    assertThatThrownBy(() -> fifo().keyOf(none))
+        .isInstanceOfSatisfying(
+            KeyException.class,
+            e -> {
+              assertThat(e.obj()).isSameAs(none);
+              assertThat(e.getCause()).hasMessage("0 length Deltas object; can't get key");
+            });
+  }
+
+  @Test
+  void keyOf_whenNotAnObjectOfTheFifo_throwsKeyError() {
+    DeltaFifo<Pod> f = fifo();
+    assertThatThrownBy(() -> f.keyOf("ns/foo"))
+        .isInstanceOf(KeyException.class)
+        .hasCauseInstanceOf(ClassCastException.class);
+    assertThatThrownBy(() -> f.keyOf(List.of("not a delta")))
+        .isInstanceOf(KeyException.class)
+        .hasMessageEndingWith("a list that is not of deltas has no key");
+  }
+
+  @Test
+  void keyOf_withKeysKeyFunc_understandsExplicitKeys() {
+    DeltaFifo<Object> f = DeltaFifo.builder(Keys.keyFunc()).build();
+    assertThat(f.keyOf(new ExplicitKey("ns/x"))).isEqualTo("ns/x");
+    assertThat(f.keyOf(List.of(new Delta<>(DeltaType.ADDED, new ExplicitKey("ns/y")))))
+        .isEqualTo("ns/y");
+  }
+
+  /** A key function that refuses objects without a name. */
+  static String namedOnlyKey(Pod p) {
+    if (p.getMetadata().getName() == null) {
+      throw new IllegalArgumentException("no metadata.name");
+    }
+    return Keys.metaNamespaceKey(p);
   }
 
   @Test
@@ -283,51 +386,12 @@ class DeltaFifoTest {
   }
 
   @Test
-  void pop_whenProcessorThrowsRequeue_requeuesAtTheBackAndRethrows() throws Exception {
-    // the former TestDeltaFIFO_requeueOnPop
+  void pop_whenProcessorThrows_propagatesAndDropsTheKey() throws Exception {
+    // client-go 0.36 returns the process error and does not requeue (ErrRequeue is gone).
     DeltaFifo<Pod> f = fifo();
     f.add(pod("foo", 10));
     f.update(pod("foo", 11));
     f.add(pod("bar", 1));
-    RequeueException requeue = new RequeueException("not now", new IllegalStateException("x"));
-
-    assertThatThrownBy(
-            () ->
-                f.pop(
-                    (deltas, initial) -> {
-                      throw requeue;
-                    }))
-        .isSameAs(requeue);
-
-    assertThat(f.listKeys()).containsExactly(key("bar"), key("foo"));
-    assertThat(f.getDeltas(key("foo")))
-        .contains(List.of(added(pod("foo", 10)), updated(pod("foo", 11))));
-    assertThat(popQueued(f)).containsExactly(added(pod("bar", 1)));
-    assertThat(popQueued(f)).containsExactly(added(pod("foo", 10)), updated(pod("foo", 11)));
-    assertThat(f.isEmpty()).isTrue();
-  }
-
-  @Test
-  void pop_whenProcessorQueuedNewerDeltasBeforeRequeue_keepsOnlyTheNewer() throws Exception {
-    DeltaFifo<Pod> f = fifo();
-    f.add(pod("foo", 10));
-
-    assertThatThrownBy(
-            () ->
-                f.pop(
-                    (deltas, initial) -> {
-                      f.update(pod("foo", 11)); // the lock is reentrant
-                      throw new RequeueException("retry");
-                    }))
-        .isInstanceOf(RequeueException.class);
-
-    assertThat(popQueued(f)).containsExactly(updated(pod("foo", 11)));
-  }
-
-  @Test
-  void pop_whenProcessorThrowsOtherException_propagatesAndDropsTheKey() {
-    DeltaFifo<Pod> f = fifo();
-    f.add(pod("foo", 10));
     IllegalStateException boom = new IllegalStateException("boom");
 
     assertThatThrownBy(
@@ -337,7 +401,28 @@ class DeltaFifoTest {
                       throw boom;
                     }))
         .isSameAs(boom);
+
+    assertThat(f.listKeys()).containsExactly(key("bar"));
+    assertThat(f.getDeltas(key("foo"))).isEmpty();
+    assertThat(popQueued(f)).containsExactly(added(pod("bar", 1)));
     assertThat(f.isEmpty()).isTrue();
+  }
+
+  @Test
+  void pop_whenProcessorOfTheInitialListThrows_stillCountsTowardsSynced() throws Exception {
+    DeltaFifo<Pod> f = fifo();
+    f.replace(List.of(pod("foo", 1)), "1");
+
+    assertThatThrownBy(
+            () ->
+                f.pop(
+                    (deltas, initial) -> {
+                      throw new IllegalStateException("boom");
+                    }))
+        .hasMessage("boom");
+
+    assertThat(f.hasSynced()).isTrue();
+    assertThat(f.synced()).isCompleted();
   }
 
   @Test
@@ -458,26 +543,12 @@ class DeltaFifoTest {
     return t;
   }
 
-  /** Counts how often it ran on each pod in the annotation {@code xfrm}. */
-  private static Pod countTransforms(Pod p) {
-    int n = Integer.parseInt(p.getMetadata().getAnnotations().getOrDefault("xfrm", "0"));
-    return new PodBuilder(p)
-        .editMetadata()
-        .addToAnnotations("xfrm", Integer.toString(n + 1))
-        .endMetadata()
-        .build();
-  }
-
-  private static int transforms(Pod p) {
-    return Integer.parseInt(p.getMetadata().getAnnotations().getOrDefault("xfrm", "0"));
-  }
-
   @Test
   void transform_appliesOnceToEachObject_andNeverToTombstonesOrSyncs() throws Exception {
     // TestDeltaFIFO_transformer
     DeltaFifo<Pod> f =
         DeltaFifo.<Pod>builder(Keys::metaNamespaceKey)
-            .transform(DeltaFifoTest::countTransforms)
+            .transform(DeltaFifoTestPods::countTransforms)
             .build();
     fifos.add(f);
     f.add(pod("foo", 10));
@@ -511,20 +582,28 @@ class DeltaFifoTest {
     assertThat(bar).allSatisfy(d -> assertThat(transforms(d.unwrap())).isEqualTo(1));
   }
 
-  @Test
-  void transform_isAppliedToReplacedButNotToSyncedObjects() throws Exception {
+  @ParameterizedTest(name = "emitDeltaTypeReplaced={0}")
+  @ValueSource(booleans = {false, true})
+  void transform_isAppliedToRelistedButNotToResyncedObjects(boolean emitReplaced)
+      throws Exception {
+    // client-go transforms what Replace queues, SYNC or REPLACED, but not what Resync queues.
     DeltaFifoTestStore<Pod> store = known();
     DeltaFifo<Pod> f =
         DeltaFifo.<Pod>builder(Keys::metaNamespaceKey)
             .knownObjects(store)
-            .transform(DeltaFifoTest::countTransforms)
+            .transform(DeltaFifoTestPods::countTransforms)
+            .emitDeltaTypeReplaced(emitReplaced)
             .build();
     fifos.add(f);
     f.replace(List.of(pod("foo", 1)), "1");
     List<Delta<Pod>> listed = popQueued(f);
     assertThat(listed)
         .singleElement()
-        .satisfies(d -> assertThat(d.type()).isEqualTo(DeltaType.REPLACED));
+        .satisfies(
+            d -> {
+              assertThat(d.type()).isEqualTo(emitReplaced ? DeltaType.REPLACED : DeltaType.SYNC);
+              assertThat(transforms(d.unwrap())).isEqualTo(1);
+            });
     store.add(listed.get(0).unwrap()); // what the informer would do
 
     f.resync();
@@ -536,6 +615,41 @@ class DeltaFifoTest {
               assertThat(d.type()).isEqualTo(DeltaType.SYNC);
               assertThat(transforms(d.unwrap())).isEqualTo(1);
             });
+  }
+
+  @Test
+  void replaceTransformed_queuesTheObjectsWithoutTransformingThemAgain() throws Exception {
+    UnaryOperator<Pod> transform = DeltaFifoTestPods::countTransforms;
+    DeltaFifo<Pod> f =
+        DeltaFifo.<Pod>builder(Keys::metaNamespaceKey)
+            .knownObjects(known(pod("gone", 1)))
+            .transform(transform)
+            .build();
+    fifos.add(f);
+    TransformingStore<Pod> store = f;
+    assertThat(store.transformer()).isSameAs(transform);
+
+    // What a reflector streaming the initial list does: transform as items arrive, hand over.
+    Pod streamed = store.transformer().apply(pod("foo", 1));
+    store.replaceTransformed(List.of(streamed), "1");
+
+    assertThat(popQueued(f))
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.type()).isEqualTo(DeltaType.SYNC);
+              assertThat(d.unwrap()).isSameAs(streamed);
+              assertThat(transforms(d.unwrap())).isEqualTo(1);
+            });
+    // Deletions are inferred as by replace, and the first call sets the sync count as replace.
+    assertThat(f.hasSynced()).isFalse();
+    assertThat(popQueued(f)).containsExactly(tombstone(pod("gone", 1)));
+    assertThat(f.hasSynced()).isTrue();
+  }
+
+  @Test
+  void transformer_withoutTransform_isNull() {
+    assertThat(fifo().transformer()).isNull();
   }
 
   @Test
@@ -574,7 +688,12 @@ class DeltaFifoTest {
   @Test
   void replacedAndTombstoneHelpers_matchWhatTheFifoEmits() throws Exception {
     // Guards the expectations the other tests build with the helpers.
-    DeltaFifo<Pod> f = fifo(known(pod("gone", 1)));
+    DeltaFifo<Pod> f =
+        DeltaFifo.<Pod>builder(Keys::metaNamespaceKey)
+            .knownObjects(known(pod("gone", 1)))
+            .emitDeltaTypeReplaced(true)
+            .build();
+    fifos.add(f);
     f.replace(List.of(pod("foo", 1)), "1");
     assertThat(popQueued(f)).containsExactly(replaced(pod("foo", 1)));
     assertThat(popQueued(f)).containsExactly(tombstone(pod("gone", 1)));

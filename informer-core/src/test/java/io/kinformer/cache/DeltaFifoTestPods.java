@@ -58,10 +58,37 @@ final class DeltaFifoTestPods {
     return new Delta<>(DeltaType.SYNC, p);
   }
 
+  /**
+   * {@code deltas} as a FIFO built with {@code emitDeltaTypeReplaced(emitReplaced)} queues them:
+   * the expectations are written with {@link #replaced}, which is {@code SYNC} unless {@code
+   * emitReplaced}.
+   */
+  static List<Delta<Pod>> relistedAs(boolean emitReplaced, List<Delta<Pod>> deltas) {
+    return deltas.stream()
+        .map(d -> d.type() == DeltaType.REPLACED && !emitReplaced
+            ? new Delta<Pod>(DeltaType.SYNC, d.object())
+            : d)
+        .toList();
+  }
+
   /** A DELETED delta carrying {@code DeletedFinalStateUnknown(key(p), p)}. */
   static Delta<Pod> tombstone(Pod p) {
     return new Delta<>(
         DeltaType.DELETED, new DeletedFinalStateUnknown<>(Keys.metaNamespaceKey(p), p));
+  }
+
+  /** A transform that counts how often it ran on each pod, in the annotation {@code xfrm}. */
+  static Pod countTransforms(Pod p) {
+    return new PodBuilder(p)
+        .editMetadata()
+        .addToAnnotations("xfrm", Integer.toString(transforms(p) + 1))
+        .endMetadata()
+        .build();
+  }
+
+  /** How often {@link #countTransforms} ran on {@code p}. */
+  static int transforms(Pod p) {
+    return Integer.parseInt(p.getMetadata().getAnnotations().getOrDefault("xfrm", "0"));
   }
 
   /** Pops one key that must be queued (so the test fails instead of blocking if it is not). */

@@ -327,6 +327,52 @@ class LabelSelectorTest {
   }
 
   @Test
+  void from_whenFabric8SelectorAbsent_selectsNothing() {
+    // apimachinery's LabelSelectorAsSelector(nil) is labels.Nothing()
+    assertThat(LabelSelector.from(null)).isSameAs(LabelSelector.nothing());
+  }
+
+  static Stream<Map<String, String>> anyLabels() {
+    return Stream.of(Map.of(), Map.of("app", "web"), Map.of("a", "", "b", "c"));
+  }
+
+  @ParameterizedTest
+  @MethodSource("anyLabels")
+  void nothing_matchesNoLabels_whereEverythingMatchesAll(Map<String, String> labels) {
+    assertThat(LabelSelector.nothing().matches(labels)).isFalse();
+    assertThat(LabelSelector.everything().matches(labels)).isTrue();
+  }
+
+  @Test
+  void nothing_isNotEmptyHasNoRequirementsAndPrintsAsApimachinery() {
+    LabelSelector nothing = LabelSelector.nothing();
+    assertThat(nothing.matches(null)).isFalse();
+    assertThat(nothing.isEmpty()).isFalse();
+    assertThat(nothing.requirements()).isEmpty();
+    // apimachinery's nothingSelector.String() is "", as everything's; parsing "" is everything.
+    assertThat(nothing.toString()).isEmpty();
+    assertThat(LabelSelector.parse(nothing.toString())).isSameAs(LabelSelector.everything());
+  }
+
+  @Test
+  void nothing_isEqualOnlyToItself() {
+    assertThat(LabelSelector.nothing()).isEqualTo(LabelSelector.nothing());
+    assertThat(LabelSelector.nothing()).isNotEqualTo(LabelSelector.everything());
+    assertThat(LabelSelector.everything()).isNotEqualTo(LabelSelector.nothing());
+    assertThat(LabelSelector.nothing()).isNotEqualTo(LabelSelector.parse(""));
+    assertThat(LabelSelector.nothing().hashCode())
+        .isNotEqualTo(LabelSelector.everything().hashCode());
+  }
+
+  @Test
+  void nothing_listsNoObjectFromALister() {
+    List<io.fabric8.kubernetes.api.model.Pod> pods =
+        List.of(TestPods.pod("ns", "a", Map.of("app", "web")), TestPods.pod("ns", "b"));
+    assertThat(Lister.filter(pods, LabelSelector.nothing())).isEmpty();
+    assertThat(Lister.filter(pods, LabelSelector.everything())).hasSize(2);
+  }
+
+  @Test
   void from_whenOperatorUnknownOrValuesWrong_throws() {
     var badOp =
         new io.fabric8.kubernetes.api.model.LabelSelectorBuilder()

@@ -18,6 +18,8 @@ final class RecordingStore<T extends HasMetadata> implements Store<T> {
   volatile RuntimeException failResync;
   /** Thrown, once, by the next add (a transform or key function with a bug). */
   volatile Error failNextAdd;
+  /** Thrown, once, by the next add (a store whose key function refuses the object). */
+  volatile RuntimeException refuseNextAdd;
 
   private static String rv(HasMetadata o) {
     return o.getMetadata().getResourceVersion();
@@ -29,6 +31,11 @@ final class RecordingStore<T extends HasMetadata> implements Store<T> {
     if (e != null) {
       failNextAdd = null;
       throw e;
+    }
+    RuntimeException refusal = refuseNextAdd;
+    if (refusal != null) {
+      refuseNextAdd = null;
+      throw refusal;
     }
     items.put(Keys.metaNamespaceKey(obj), obj);
     calls.add("add " + Keys.metaNamespaceKey(obj) + " " + rv(obj));

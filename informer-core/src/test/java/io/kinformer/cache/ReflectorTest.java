@@ -622,9 +622,9 @@ class ReflectorTest {
   void unstorableEvent_isSkippedAndTheWatchGoesOn() {
     start(builder());
     awaitWatches(1);
-    Pod nameless = pod("ns", "x");
-    nameless.getMetadata().setName(null);
-    source.sendToWatches(WatchEvent.of(WatchEventType.ADDED, nameless));
+    Pod refused = pod("ns", "x");
+    store.refuseNextAdd = new KeyException(refused, new IllegalArgumentException("refused"));
+    source.sendToWatches(WatchEvent.of(WatchEventType.ADDED, refused));
     source.add(pod("ns", "ok"));
     await().until(() -> store.keysToRv().containsKey("ns/ok"));
     assertThat(Map.copyOf(store.keysToRv())).containsOnlyKeys("ns/ok");

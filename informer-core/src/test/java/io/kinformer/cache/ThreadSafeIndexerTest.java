@@ -528,7 +528,16 @@ class ThreadSafeIndexerTest {
 
   @Test
   void add_whenKeyFunctionThrows_storesNothing() {
-    ThreadSafeIndexer<Pod> store = nodeAndNamespaceIndexer();
+    KeyFunc<Pod> namedOnly =
+        p -> {
+          if (p.getMetadata().getName() == null) {
+            throw new IllegalArgumentException("no metadata.name");
+          }
+          return Keys.metaNamespaceKey(p);
+        };
+    ThreadSafeIndexer<Pod> store =
+        new ThreadSafeIndexer<>(namedOnly, Map.of(BY_NODE, TestObjects::nodeOf));
+    created.add(store);
 
     assertThatThrownBy(() -> store.add(new PodBuilder().withNewMetadata().withNamespace("ns")
         .endMetadata().build()))
