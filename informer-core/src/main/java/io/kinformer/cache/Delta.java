@@ -3,6 +3,7 @@ package io.kinformer.cache;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One change, as queued in a {@link DeltaFifo} or a {@link RealFifo}: its type and the object's
@@ -50,10 +51,14 @@ public record Delta<T>(DeltaType type, Object object) {
 
   /**
    * The object itself: {@link #object()} if it is a {@code T}, else the last known state held by
-   * the {@link DeletedFinalStateUnknown}.
+   * the {@link DeletedFinalStateUnknown}, which is null for a tombstone whose key the known objects
+   * listed but then lacked.
+   *
+   * @throws IllegalStateException for a delta that concerns no single object ({@link
+   *     DeltaType#isBatchable()} false)
    */
   @SuppressWarnings("unchecked")
-  public T unwrap() {
+  public @Nullable T unwrap() {
     if (!type.isBatchable()) {
       throw new IllegalStateException("a " + type + " delta concerns no single object");
     }

@@ -16,13 +16,16 @@ public enum DeltaType {
    */
   DELETED,
   /**
-   * A relist (Replace) listed the object. The FIFO always emits this for listed objects; the
-   * informer then compares resourceVersions with its cache to tell a real change (delivered to
-   * every handler) from an unchanged object (delivered as a resync: to the handlers found due at
-   * the last resync check, or to every handler before the first, as in client-go).
+   * A relist (Replace) listed the object: emitted by a {@link DeltaFifo} built with {@code
+   * emitDeltaTypeReplaced(true)} (otherwise it emits {@link #SYNC}) and by a {@link RealFifo}
+   * without atomic events. A consumer compares resourceVersions with its cache to tell a real change
+   * (delivered to every handler) from an unchanged object (delivered as a resync), as client-go.
    */
   REPLACED,
-  /** A periodic resync re-delivers the cached object. */
+  /**
+   * A periodic resync re-delivers the cached object; a {@link DeltaFifo} built with {@code
+   * emitDeltaTypeReplaced(false)} (the default) also emits it for a relisted object.
+   */
   SYNC,
   /**
    * A whole relist, as one delta ({@link RealFifo} with atomic events): its {@link Delta#object()}

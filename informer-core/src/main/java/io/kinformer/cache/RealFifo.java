@@ -640,15 +640,17 @@ public final class RealFifo<T> implements TransformingStore<T> {
    * of deltas the key of the newest, for a {@link Delta} the key of its object, for a {@link
    * DeletedFinalStateUnknown} its key, otherwise the key function's.
    *
-   * @throws IllegalArgumentException for an empty list of deltas, a delta that concerns no single
-   *     object, or an object the key function cannot key
+   * @throws KeyException for an empty list of deltas (its cause says {@code 0 length Deltas
+   *     object; can't get key}, client-go's {@code ErrZeroLengthDeltasObject}) or an object the key
+   *     function cannot key
+   * @throws IllegalArgumentException for a delta that concerns no single object
    */
   @SuppressWarnings("unchecked")
   public String keyOf(Object obj) {
     Objects.requireNonNull(obj, "obj");
     if (obj instanceof List<?> deltas) {
       if (deltas.isEmpty()) {
-        throw new IllegalArgumentException("cannot key an empty list of deltas");
+        throw new KeyException(deltas, new IllegalArgumentException(DeltaFifo.ZERO_LENGTH_DELTAS));
       }
       obj = deltas.get(deltas.size() - 1);
     }
@@ -669,13 +671,11 @@ public final class RealFifo<T> implements TransformingStore<T> {
     try {
       key = keyFunc.key(obj);
     } catch (RuntimeException e) {
-      throw new IllegalArgumentException(
-          "fifo " + name + ": cannot key a " + obj.getClass().getName() + ": " + e.getMessage(),
-          e);
+      throw new KeyException(obj, e);
     }
     if (key == null) {
-      throw new IllegalArgumentException(
-          "fifo " + name + ": the key function returned null for a " + obj.getClass().getName());
+      throw new KeyException(
+          obj, new IllegalArgumentException("fifo " + name + ": the key function returned null"));
     }
     return key;
   }

@@ -412,8 +412,8 @@ class RealFifoTest {
     assertThat(f.keyOf(List.of(new Delta<>(DeltaType.ADDED, pod("ns", "x", "1")),
         new Delta<>(DeltaType.UPDATED, a)))).isEqualTo("ns/a");
     assertThat(f.keyOf(new DeletedFinalStateUnknown<>("other/key", a))).isEqualTo("other/key");
-    assertThatThrownBy(() -> f.keyOf(List.of())).isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("empty");
+    assertThatThrownBy(() -> f.keyOf(List.of())).isInstanceOf(KeyException.class)
+        .hasRootCauseMessage(DeltaFifo.ZERO_LENGTH_DELTAS);
     assertThatThrownBy(() -> f.keyOf(Delta.syncAll())).isInstanceOf(IllegalArgumentException.class);
   }
 
@@ -430,7 +430,7 @@ class RealFifoTest {
   }
 
   @Test
-  void add_whenTheKeyFunctionFails_queuesNothing_andNamesTheFifo() {
+  void add_whenTheKeyFunctionFails_queuesNothing_andNamesTheObject() {
     RealFifo<Pod> f =
         RealFifo.<Pod>builder(
                 p -> {
@@ -439,9 +439,9 @@ class RealFifoTest {
             .name("pods")
             .build();
     assertThatThrownBy(() -> f.add(pod("ns", "a", "1")))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("pods")
-        .hasMessageContaining("no key");
+        .isInstanceOf(KeyException.class)
+        .hasMessageContaining("name=\"a\"")
+        .hasRootCauseMessage("no key");
     assertThat(f.size()).isZero();
     assertThat(f.hasSynced()).isFalse();
   }
