@@ -36,8 +36,9 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>{@code kinformer-<name>-reflector}: the {@link Reflector}, writing into the FIFO.
- *   <li>{@code kinformer-<name>-processor}: pops the FIFO and runs {@link #handleBatch} and {@link
- *       #handleDelta}, which update the indexer and queue notifications; it never runs handlers.
+ *   <li>processing: a task on the processing executor (by default the delivery pool) that pops
+ *       the FIFO and runs the {@link DeltaProcessor}, which updates the indexer and queues
+ *       notifications; it never runs handlers (see {@link DefaultController}).
  *   <li>delivery executor threads: run handler calls, one drain task per handler at a time.
  *   <li>the scheduler's thread: backoff wake-ups and resync ticks (a tick only queues {@code
  *       SYNC_ALL}; the walk over the cache runs on the processing thread).
@@ -78,9 +79,11 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   private final ThreadSafeIndexer<T> indexer;
   private final SharedProcessor<T> processor = new SharedProcessor<>();
   private final ReentrantLock blockDeltas = new ReentrantLock();
+  private final DeltaProcessor<T> deltas;
   private final Clock clock;
   private final SharedIndexInformer.Builder<T> config;
   private final Executor deliveryExecutor;
+  private final Executor processingExecutor;
   private final @Nullable ExecutorService ownedDeliveryExecutor;
 
   /** The threads of {@link #ownedDeliveryExecutor}, alive or recently dead. */
@@ -103,10 +106,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   private @Nullable WatchErrorHandler watchErrorHandler;
   // Set once by start(), under lifecycle; read by any thread.
   private volatile @Nullable RealFifo<T> fifo;
-  private volatile @Nullable Reflector<T> reflector;
-  private @Nullable Thread processingThread;
-  // The same thread, readable without the lifecycle lock (by a second close()).
-  private volatile @Nullable Thread processingThreadRef;
+  private volatile @Nullable DefaultController<T> controller;
 
   /** Counted down when the first close() has finished. */
   private final CountDownLatch closed = new CountDownLatch(1);
@@ -128,6 +128,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
           }
         });
     this.indexer = new ThreadSafeIndexer<>(Keys::metaNamespaceKey, indices);
+    this.deltas = new DeltaProcessor<>(name, indexer, blockDeltas, new Distributor());
     this.resyncCheckPeriod = b.defaultResync;
     this.defaultEventHandlerResyncPeriod = b.defaultResync;
     if (b.deliveryExecutor != null) {
@@ -139,6 +140,8 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
       this.deliveryExecutor = own;
       this.ownedDeliveryExecutor = own;
     }
+    this.processingExecutor =
+        b.processingExecutor != null ? b.processingExecutor : this.deliveryExecutor;
   }
 
   /**
@@ -330,8 +333,8 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
 
   @Override
   public String lastSyncResourceVersion() {
-    Reflector<T> r = reflector;
-    return r == null ? "" : r.lastSyncResourceVersion();
+    DefaultController<T> c = controller;
+    return c == null ? "" : c.lastSyncResourceVersion();
   }
 
   @Override
@@ -360,6 +363,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
 
   @Override
   public void start() {
+    DefaultController<T> c;
     synchronized (lifecycle) {
       if (stopped) {
         throw new IllegalStateException("informer " + name + " is closed and cannot start again");
@@ -369,32 +373,18 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
       }
       RealFifo<T> f =
           RealFifo.<T>builder(Keys::metaNamespaceKey).transform(transform).name(name).build();
-      Reflector.Builder<T> rb =
-          Reflector.builder(name, listerWatcher, f)
+      @Nullable WatchErrorHandler errorHandler = watchErrorHandler;
+      Controller.Config.Builder<T> cb =
+          Controller.Config.builder(name, f, listerWatcher, deltas::process)
+              .processBatch(deltas::processBatch)
               .clock(clock)
               .scheduler(config.scheduler)
-              .pageSize(config.pageSize)
-              .streamingList(config.streamingList)
-              .minWatchTimeout(config.minWatchTimeout)
-              .watchErrorHandler(watchErrorHandler);
+              .executor(processingExecutor)
+              .reflectorOptions(rb -> configureReflector(rb, errorHandler));
       if (!resyncCheckPeriod.isZero()) {
-        rb.resync(resyncCheckPeriod, () -> processor.shouldResync(clock.nanoTime()));
+        cb.resync(resyncCheckPeriod, () -> processor.shouldResync(clock.nanoTime()));
       }
-      if (config.random != null) {
-        rb.random(config.random);
-      }
-      if (config.backoff != null) {
-        rb.backoff(config.backoff);
-      }
-      if (config.threadFactory != null) {
-        rb.threadFactory(config.threadFactory);
-      }
-      Reflector<T> r = rb.build();
-      ThreadFactory tf =
-          config.threadFactory != null
-              ? config.threadFactory
-              : Reflector.namedDaemon("kinformer-" + name + "-processor");
-      Thread t = tf.newThread(this::processLoop);
+      c = new DefaultController<>(cb.build());
       f.synced()
           .thenRun(
               () -> {
@@ -403,14 +393,36 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
                 syncedFuture.complete(null);
               });
       this.fifo = f;
-      this.reflector = r;
-      this.processingThread = t;
-      this.processingThreadRef = t;
+      this.controller = c;
       started = true;
-      t.start();
-      r.start();
+    }
+    try {
+      c.start(); // outside the lifecycle lock: it starts the reflector's thread
+    } catch (IllegalStateException closedMeanwhile) {
+      if (!stopped) {
+        throw closedMeanwhile;
+      }
+      return; // a close() came between: it closed the controller, and nothing runs
     }
     log.info("informer={} started", name);
+  }
+
+  private Reflector.Builder<T> configureReflector(
+      Reflector.Builder<T> rb, @Nullable WatchErrorHandler errorHandler) {
+    rb.pageSize(config.pageSize)
+        .streamingList(config.streamingList)
+        .minWatchTimeout(config.minWatchTimeout)
+        .watchErrorHandler(errorHandler);
+    if (config.random != null) {
+      rb.random(config.random);
+    }
+    if (config.backoff != null) {
+      rb.backoff(config.backoff);
+    }
+    if (config.threadFactory != null) {
+      rb.threadFactory(config.threadFactory);
+    }
+    return rb;
   }
 
   @Override
@@ -425,168 +437,29 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
     return stopped;
   }
 
-  private void processLoop() {
-    RealFifo<T> f = Objects.requireNonNull(fifo);
-    while (!stopped) {
-      try {
-        if (!f.popBatch(this::handleBatch, this::handleDelta)) {
-          return; // closed and drained
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      } catch (VirtualMachineError e) {
-        throw e;
-      } catch (RuntimeException e) {
-        log.warn("informer={} failed to process a delta; going on with the next", name, e);
-      } catch (Throwable t) {
-        // An Error from user code run here (an index function, the key function): ending the
-        // thread would freeze the cache for good while the reflector keeps queueing.
-        log.error(
-            "informer={} failed to process a delta ({}); going on with the next",
-            name, t.getClass().getName(), t);
-      }
-    }
-  }
-
   /**
-   * client-go's {@code processDeltas} for one delta: a relist, a resync, a bookmark, or a single
-   * object's change.
+   * The informer's sink for {@link DeltaProcessor}: under {@link #blockDeltas}, every notification
+   * is queued for the handlers (an update whose resourceVersion did not change, a resync or a relist
+   * that found the object unchanged, only for the handlers due for a resync: all of them before the
+   * first resync check, see SharedProcessor.addListener; real changes for everyone, as client-go's
+   * {@code sharedIndexInformer.OnUpdate}); the handlers' drains start once it is released.
    */
-  private void handleDelta(Delta<T> d, boolean isInInitialList) {
-    switch (d.type()) {
-      case REPLACED_ALL -> {
-        @SuppressWarnings("unchecked")
-        Delta.ReplacedAllInfo<T> info = (Delta.ReplacedAllInfo<T>) d.object();
-        handleReplacedAll(info, isInInitialList);
-      }
-      case SYNC_ALL -> handleSyncAll();
-      case BOOKMARK -> indexer.bookmark(((Delta.BookmarkInfo) d.object()).resourceVersion());
-      default -> handleBatch(List.of(d), isInInitialList);
-    }
-  }
+  private final class Distributor implements DeltaProcessor.Sink<T> {
+    private final List<ProcessorListener<T>> toSubmit = new ArrayList<>();
 
-  /**
-   * client-go's {@code processDeltasInBatch}: the batch's objects go into the indexer in one
-   * transaction, then their notifications are queued, in order. Keys and index values are
-   * computed first, holding no lock of ours; {@link #blockDeltas} is held while the batch is
-   * committed and its notifications queued, so that a late handler's seed sees the cache either
-   * before or after the batch and then exactly the notifications that follow; the handlers' drains
-   * start after it is released.
-   */
-  private void handleBatch(List<Delta<T>> deltas, boolean isInInitialList) {
-    int n = deltas.size();
-    List<TransactionStore.Transaction<T>> txns = new ArrayList<>(n);
-    for (Delta<T> d : deltas) {
-      TransactionStore.Transaction.Type type =
-          d.type() == DeltaType.DELETED
-              ? TransactionStore.Transaction.Type.DELETE
-              : TransactionStore.Transaction.Type.UPDATE;
-      txns.add(new TransactionStore.Transaction<>(type, d.unwrap()));
-    }
-    ThreadSafeIndexer.Prepared<T> prepared = indexer.prepare(txns);
-    Object[] previous = new Object[n];
-    RuntimeException[] errors = new RuntimeException[n];
-    List<ProcessorListener<T>> toSubmit = new ArrayList<>();
-    blockDeltas.lock();
-    try {
-      indexer.commit(prepared, previous, errors);
-      for (int i = 0; i < n; i++) {
-        Delta<T> d = deltas.get(i);
-        if (errors[i] != null) {
-          log.warn(
-              "informer={} could not apply {} delta of {}; skipping it",
-              name, d.type(), keyOrUnknown(txns.get(i).object()), errors[i]);
-          continue;
-        }
-        T obj = txns.get(i).object();
-        if (d.type() == DeltaType.DELETED) {
-          processor.distribute(
-              new Notification.Delete<>(obj, d.isFinalStateUnknown()), false, toSubmit);
-        } else {
-          @SuppressWarnings("unchecked")
-          T old = (T) previous[i];
-          distributeUpsert(old, obj, isInInitialList, toSubmit);
-        }
+    @Override
+    public void underLock(List<Notification<T>> notifications) {
+      for (Notification<T> n : notifications) {
+        boolean isSync =
+            n instanceof Notification.Update<T> u
+                && Objects.equals(resourceVersion(u.oldObj()), resourceVersion(u.newObj()));
+        processor.distribute(n, isSync, toSubmit);
       }
-    } finally {
-      blockDeltas.unlock();
     }
-    SharedProcessor.submitAll(toSubmit);
-  }
 
-  /**
-   * An add, or an update of {@code old}. Same resourceVersion: a resync (periodic, or a relist that
-   * found it unchanged), delivered only to handlers due for a resync (all of them before the first
-   * resync check, see SharedProcessor.addListener); real changes go to everyone (client-go's
-   * {@code sharedIndexInformer.OnUpdate}).
-   */
-  private void distributeUpsert(
-      @Nullable T old, T obj, boolean isInInitialList, List<ProcessorListener<T>> toSubmit) {
-    if (old != null) {
-      boolean isSync = Objects.equals(resourceVersion(old), resourceVersion(obj));
-      processor.distribute(new Notification.Update<>(old, obj), isSync, toSubmit);
-    } else {
-      processor.distribute(new Notification.Add<>(obj, isInInitialList), false, toSubmit);
-    }
-  }
-
-  /**
-   * client-go's {@code processReplacedAllInfo}: replace the indexer's content with the list first,
-   * so that handlers see a cache that reflects their events, then deliver a deletion (with {@code
-   * finalStateUnknown}) for every key the list lacks, then an add or update for every listed
-   * object, in list order. The previous content comes back from the replace, so no key is computed
-   * twice.
-   */
-  private void handleReplacedAll(Delta.ReplacedAllInfo<T> info, boolean isInInitialList) {
-    List<T> objects = info.objects();
-    ThreadSafeIndexer.PreparedReplace<T> prepared = indexer.prepareReplace(objects);
-    List<ProcessorListener<T>> toSubmit = new ArrayList<>();
-    blockDeltas.lock();
-    try {
-      ThreadSafeIndexer.Replacement<T> r = indexer.commitReplace(prepared, info.resourceVersion());
-      Map<String, T> previous = r.previous();
-      String[] keys = r.keys();
-      Object[] olds = new Object[keys.length];
-      for (int i = 0; i < keys.length; i++) {
-        olds[i] = previous.get(keys[i]);
-      }
-      for (String key : keys) {
-        previous.remove(key);
-      }
-      for (Map.Entry<String, T> gone : previous.entrySet()) {
-        processor.distribute(new Notification.Delete<>(gone.getValue(), true), false, toSubmit);
-      }
-      for (int i = 0; i < keys.length; i++) {
-        @SuppressWarnings("unchecked")
-        T old = (T) olds[i];
-        distributeUpsert(old, objects.get(i), isInInitialList, toSubmit);
-      }
-    } finally {
-      blockDeltas.unlock();
-    }
-    SharedProcessor.submitAll(toSubmit);
-  }
-
-  /** client-go's {@code SyncAll}: every cached object, as an update to itself (a resync). */
-  private void handleSyncAll() {
-    List<ProcessorListener<T>> toSubmit = new ArrayList<>();
-    blockDeltas.lock();
-    try {
-      for (T obj : indexer.list()) {
-        processor.distribute(new Notification.Update<>(obj, obj), true, toSubmit);
-      }
-    } finally {
-      blockDeltas.unlock();
-    }
-    SharedProcessor.submitAll(toSubmit);
-  }
-
-  private static String keyOrUnknown(HasMetadata obj) {
-    try {
-      return Keys.metaNamespaceKey(obj);
-    } catch (RuntimeException e) {
-      return "<no key>";
+    @Override
+    public void afterUnlock() {
+      SharedProcessor.submitAll(toSubmit);
     }
   }
 
@@ -596,38 +469,21 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
 
   @Override
   public void close() {
-    Reflector<T> r;
-    RealFifo<T> f;
-    Thread t;
+    DefaultController<T> c;
     boolean alreadyClosing;
     synchronized (lifecycle) {
       alreadyClosing = stopped;
       stopped = true;
-      r = reflector;
-      f = fifo;
-      t = processingThread;
+      c = controller;
     }
     if (alreadyClosing) {
       awaitFirstClose(); // never under the lifecycle lock: a handler closing too would block on it
       return;
     }
-    if (r != null) {
-      r.close();
+    if (c != null) {
+      c.close(); // the reflector, the queue, then waits for processing (unless called from it)
     }
-    if (f != null) {
-      f.close();
-    }
-    boolean interrupted = false;
-    if (t != null && t != Thread.currentThread()) {
-      try {
-        t.join(CLOSE_WAIT.toMillis());
-        if (t.isAlive()) {
-          log.warn("informer={} processing thread did not stop within {}", name, CLOSE_WAIT);
-        }
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
+    boolean interrupted = Thread.currentThread().isInterrupted();
     List<ProcessorListener<T>> listeners = processor.stopAll();
     closingListeners = listeners;
     for (ProcessorListener<T> l : listeners) {
@@ -677,8 +533,8 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
 
   private boolean isInformerThread() {
     Thread current = Thread.currentThread();
-    Reflector<T> r = reflector;
-    if (current == processingThreadRef || (r != null && r.isReflectorThread())) {
+    DefaultController<T> c = controller;
+    if (c != null && (c.isProcessingThread() || c.isReflectorThread())) {
       return true;
     }
     if (deliveryThreads.contains(current)) {

@@ -128,6 +128,12 @@ public final class RealFifo<T> implements TransformingStore<T> {
   // @GuardedBy("lock"). The thread running the processor, which never waits for itself.
   private @Nullable Thread processingThread;
 
+  // @GuardedBy("lock"). No consumer task is scheduled or running (see onReady).
+  private boolean consumerIdle = true;
+
+  // Set once by onReady, under lock; read by producers after they release it.
+  private volatile @Nullable Runnable onReady;
+
   /** Completed (outside the lock) when {@link #synced} turns true. */
   private final CompletableFuture<Void> syncedFuture = new CompletableFuture<>();
 
@@ -172,16 +178,18 @@ public final class RealFifo<T> implements TransformingStore<T> {
     String key = keyOfObject(obj);
     T stored = transformed(obj);
     boolean nowSynced;
+    boolean wake;
     lock.lock();
     try {
       awaitProducerTurnLocked();
       populated = true;
       nowSynced = checkSyncedLocked();
-      appendLocked(new Entry<>(new Delta<>(type, stored), key));
+      wake = appendLocked(new Entry<>(new Delta<>(type, stored), key));
     } finally {
       lock.unlock();
     }
     completeSyncedIf(nowSynced);
+    wakeIf(wake);
   }
 
   @Override
@@ -205,13 +213,14 @@ public final class RealFifo<T> implements TransformingStore<T> {
       keys.add(keyOfObject(obj));
     }
     boolean nowSynced = false;
+    boolean wake;
     lock.lock();
     try {
       awaitProducerTurnLocked();
       if (atomicEvents) {
-        appendLocked(new Entry<>(Delta.replacedAll(list, resourceVersion), null));
+        wake = appendLocked(new Entry<>(Delta.replacedAll(list, resourceVersion), null));
       } else {
-        reconcileLocked(list, keys);
+        wake = reconcileLocked(list, keys);
       }
       if (!populated) {
         populated = true;
@@ -222,11 +231,13 @@ public final class RealFifo<T> implements TransformingStore<T> {
       lock.unlock();
     }
     completeSyncedIf(nowSynced);
+    wakeIf(wake);
   }
 
   /** The non-atomic relist: client-go's {@code reconcileReplacement} against the queue. */
-  private void reconcileLocked(List<T> list, List<String> keys) {
+  private boolean reconcileLocked(List<T> list, List<String> keys) {
     assert lock.isHeldByCurrentThread();
+    boolean wake = false;
     Set<String> listed = new HashSet<>(keys);
     Map<String, Entry<T>> newestQueued = new LinkedHashMap<>();
     for (Entry<T> e : items) {
@@ -239,7 +250,7 @@ public final class RealFifo<T> implements TransformingStore<T> {
       if (listed.contains(q.getKey()) || newest.type() == DeltaType.DELETED) {
         continue; // still there, or its deletion is queued already
       }
-      appendLocked(tombstone(q.getKey(), newest.unwrap()));
+      wake |= appendLocked(tombstone(q.getKey(), newest.unwrap()));
     }
     Store<T> known = Objects.requireNonNull(knownObjects);
     for (String key : known.listKeys()) {
@@ -247,11 +258,12 @@ public final class RealFifo<T> implements TransformingStore<T> {
         continue;
       }
       // A key the store lists but then lacks gets a tombstone without an object, as client-go's.
-      appendLocked(tombstone(key, known.getByKey(key).orElse(null)));
+      wake |= appendLocked(tombstone(key, known.getByKey(key).orElse(null)));
     }
     for (int i = 0; i < list.size(); i++) {
-      appendLocked(new Entry<>(new Delta<>(DeltaType.REPLACED, list.get(i)), keys.get(i)));
+      wake |= appendLocked(new Entry<>(new Delta<>(DeltaType.REPLACED, list.get(i)), keys.get(i)));
     }
+    return wake;
   }
 
   private static <T> Entry<T> tombstone(String key, @Nullable T lastKnown) {
@@ -266,11 +278,12 @@ public final class RealFifo<T> implements TransformingStore<T> {
    */
   @Override
   public void resync() {
+    boolean[] wake = {false};
     lock.lock();
     try {
       awaitProducerTurnLocked();
       if (atomicEvents) {
-        appendLocked(new Entry<>(Delta.syncAll(), null));
+        wake[0] = appendLocked(new Entry<>(Delta.syncAll(), null));
         return;
       }
       Set<String> queued = new HashSet<>();
@@ -283,11 +296,14 @@ public final class RealFifo<T> implements TransformingStore<T> {
       for (String key : known.listKeys()) {
         if (!queued.contains(key)) {
           Optional<T> obj = known.getByKey(key);
-          obj.ifPresent(o -> appendLocked(new Entry<>(new Delta<>(DeltaType.SYNC, o), key)));
+          if (obj.isPresent()) {
+            wake[0] |= appendLocked(new Entry<>(new Delta<>(DeltaType.SYNC, obj.get()), key));
+          }
         }
       }
     } finally {
       lock.unlock();
+      wakeIf(wake[0]);
     }
   }
 
@@ -301,13 +317,15 @@ public final class RealFifo<T> implements TransformingStore<T> {
     if (!atomicEvents) {
       return;
     }
+    boolean wake;
     lock.lock();
     try {
       awaitProducerTurnLocked();
-      appendLocked(new Entry<>(Delta.bookmark(resourceVersion), null));
+      wake = appendLocked(new Entry<>(Delta.bookmark(resourceVersion), null));
     } finally {
       lock.unlock();
     }
+    wakeIf(wake);
   }
 
   @Override
@@ -399,6 +417,15 @@ public final class RealFifo<T> implements TransformingStore<T> {
     } finally {
       lock.unlock();
     }
+    processTaken(deltas, isInInitialList, batch, single);
+    return true;
+  }
+
+  private void processTaken(
+      List<Delta<T>> deltas,
+      boolean isInInitialList,
+      BatchProcessor<T> batch,
+      PopProcessor<T> single) {
     if (deltas.size() == 1) {
       Delta<T> only = deltas.get(0);
       process(1, () -> single.process(only, isInInitialList));
@@ -406,7 +433,57 @@ public final class RealFifo<T> implements TransformingStore<T> {
       List<Delta<T>> view = java.util.Collections.unmodifiableList(deltas);
       process(deltas.size(), () -> batch.process(view, isInInitialList));
     }
+  }
+
+  /**
+   * The non-blocking {@link #popBatch}, for a consumer that runs as a task (see {@link #onReady}):
+   * processes the next batch if a delta is queued and returns true; otherwise marks the consumer
+   * idle, so that the next delta queued runs the {@code onReady} callback, and returns false.
+   *
+   * @throws RuntimeException whatever the processor threw (the deltas are not requeued)
+   */
+  public boolean tryPopBatch(BatchProcessor<T> batch, PopProcessor<T> single) {
+    Objects.requireNonNull(batch, "batch");
+    Objects.requireNonNull(single, "single");
+    List<Delta<T>> deltas;
+    boolean isInInitialList;
+    lock.lock();
+    try {
+      if (items.isEmpty()) {
+        consumerIdle = true;
+        return false;
+      }
+      isInInitialList = !synced;
+      deltas = takeBatchLocked();
+    } finally {
+      lock.unlock();
+    }
+    processTaken(deltas, isInInitialList, batch, single);
     return true;
+  }
+
+  /**
+   * Makes the consumer a task instead of a thread blocked in {@link #pop}: {@code onReady} runs on
+   * a producer's thread, holding no lock of this FIFO, whenever a delta is queued while the
+   * consumer is idle (it is idle from the start, and after {@link #tryPopBatch} found the queue
+   * empty), and once when the FIFO is closed while it is idle. It should hand a task to an executor
+   * that calls {@link #tryPopBatch} until it returns false. It runs at most once per idle period,
+   * so at most one such task exists at a time. Set it before the first delta is queued.
+   */
+  public void onReady(Runnable onReady) {
+    Objects.requireNonNull(onReady, "onReady");
+    boolean wake;
+    lock.lock();
+    try {
+      this.onReady = onReady;
+      wake = consumerIdle && (!items.isEmpty() || closed);
+      if (wake) {
+        consumerIdle = false;
+      }
+    } finally {
+      lock.unlock();
+    }
+    wakeIf(wake);
   }
 
   /** Blocks until a delta is queued (true) or the FIFO is closed and empty (false). */
@@ -504,10 +581,26 @@ public final class RealFifo<T> implements TransformingStore<T> {
     }
   }
 
-  private void appendLocked(Entry<T> e) {
+  /**
+   * Queues {@code e}; returns true if the caller must run the {@link #onReady} callback once it has
+   * released the lock (the consumer was idle).
+   */
+  private boolean appendLocked(Entry<T> e) {
     assert lock.isHeldByCurrentThread();
     items.add(e);
     notEmptyOrClosed.signalAll();
+    if (consumerIdle && onReady != null) {
+      consumerIdle = false;
+      return true;
+    }
+    return false;
+  }
+
+  private void wakeIf(boolean wake) {
+    Runnable r = onReady;
+    if (wake && r != null) {
+      r.run();
+    }
   }
 
   // ---- lifecycle and inspection ---------------------------------------------------------------
@@ -518,14 +611,20 @@ public final class RealFifo<T> implements TransformingStore<T> {
    * Idempotent.
    */
   public void close() {
+    boolean wake = false;
     lock.lock();
     try {
       closed = true;
       notEmptyOrClosed.signalAll();
       producersMayGo.signalAll();
+      if (consumerIdle && onReady != null) {
+        consumerIdle = false;
+        wake = true;
+      }
     } finally {
       lock.unlock();
     }
+    wakeIf(wake);
   }
 
   /** Whether {@link #close()} was called. */

@@ -207,6 +207,7 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
     @Nullable RandomGenerator random;
     @Nullable Backoff backoff;
     @Nullable Executor deliveryExecutor;
+    @Nullable Executor processingExecutor;
     @Nullable ThreadFactory threadFactory;
     long pageSize = 500;
     boolean streamingList;
@@ -266,9 +267,10 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
      * kinformer-<name>-delivery-N} (see {@link Informers#newDeliveryExecutor(String, int)}), shut
      * down by {@link SharedIndexInformer#close()}. A given executor is shared and not shut down by
      * the informer; {@link Informers#newDeliveryExecutor(String)} makes one to share between
-     * informers. Any other executor must not block in {@code execute} (it is called under the
-     * informer's locks); if it queues tasks behind a fixed set of threads, a blocked handler
-     * delays the others.
+     * informers. Any other executor is called holding no lock of the informer, from its
+     * processing and from the thread adding a handler; if it queues tasks behind a fixed set of
+     * threads, a blocked handler delays the others (and the informer's processing, which runs on it
+     * too unless {@link #processingExecutor} says otherwise).
      */
     public Builder<T> deliveryExecutor(Executor executor) {
       this.deliveryExecutor = Objects.requireNonNull(executor, "executor");
@@ -276,9 +278,20 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
     }
 
     /**
-     * Makes the reflector and processing threads (named {@code kinformer-<name>-reflector} and
-     * {@code kinformer-<name>-processor} by default: the factory is given a runnable and should
-     * name the thread itself if it wants another name).
+     * Runs the informer's processing: the task that applies queued events to the cache and queues
+     * the handlers' notifications, handed over when events arrive and none runs (see {@link
+     * Controller.Config.Builder#executor}). Default: the delivery executor, so that an informer
+     * needs no thread of its own beyond its reflector's. A direct executor ({@code Runnable::run})
+     * processes on the reflector's thread.
+     */
+    public Builder<T> processingExecutor(Executor executor) {
+      this.processingExecutor = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /**
+     * Makes the reflector's thread (named {@code kinformer-<name>-reflector} by default: the
+     * factory is given a runnable and should name the thread itself if it wants another name).
      */
     public Builder<T> threadFactory(ThreadFactory threadFactory) {
       this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");

@@ -38,6 +38,7 @@ class SharedInformerPipelineTest {
             .scheduler(clock)
             .random(new Random(3))
             .deliveryExecutor(delivery)
+            .processingExecutor(Runnable::run) // in step with the reflector's thread
             .build();
     informers.add(i);
     return i;
