@@ -370,8 +370,12 @@ class SharedIndexInformerTest {
     source.modify(pod("ns", "changed"));
     source.delete(pod("ns", "gone"));
     source.compact();
-    advanceToRetry(1); // re-watch -> 410 (the other pending task is the hourly resync tick)
-    advanceToRetry(1); // relist
+    // The clock stands still, so the watch ended at once without events: a very short watch,
+    // which ends the cycle (and its hourly resync timer); after the backoff the informer streams
+    // the full state again.
+    await().until(() -> clock.nextDelay().filter(d -> d.compareTo(Duration.ofMinutes(1)) < 0)
+        .isPresent());
+    clock.advance(clock.nextDelay().orElseThrow());
 
     // The unchanged object comes as an update with the same resourceVersion, marked as a resync.
     // As in client-go, every handler counts as due for resyncs until the informer's first resync

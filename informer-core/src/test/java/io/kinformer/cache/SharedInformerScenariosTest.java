@@ -1,6 +1,7 @@
 package io.kinformer.cache;
 
 import static io.kinformer.cache.InformerTestSupport.await;
+import static io.kinformer.cache.InformerTestSupport.fullStateRequests;
 import static io.kinformer.cache.InformerTestSupport.keysToRv;
 import static io.kinformer.cache.TestPods.pod;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -255,7 +256,7 @@ class SharedInformerScenariosTest {
       }
     }
     source.compact();
-    while (source.listCalls().size() < 2 || source.openWatchCount() == 0) {
+    while (fullStateRequests(source) < 2 || source.openWatchCount() == 0) {
       await().until(() -> clock.hasPendingTasks() || source.openWatchCount() == 1);
       if (clock.hasPendingTasks()) {
         clock.advance(clock.nextDelay().orElseThrow());
@@ -696,7 +697,7 @@ class SharedInformerScenariosTest {
     }
     awaitConverged(informer, src, handlers);
     return new HistoryStats(
-        src.listCalls().size() - 1, handlers.get(0).finalStateUnknownDeletes.get());
+        (int) fullStateRequests(src) - 1, handlers.get(0).finalStateUnknownDeletes.get());
   }
 
   /** Moves the fake clock through backoffs until a new watch is open. */
