@@ -707,6 +707,9 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     }
     lastSyncResourceVersionUnavailable = false;
     pager = null;
+    // The resync timer starts before the store learns the full state, so that a test clock moved
+    // as soon as the informer has synced finds it scheduled.
+    startResyncTimer();
     try {
       store.replace(all.items(), all.resourceVersion());
     } catch (RuntimeException e) {
@@ -825,6 +828,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     lastSyncResourceVersionUnavailable = false;
     ArrayList<T> objects = new ArrayList<>(buffer.values());
     buffer.clear();
+    startResyncTimer(); // before the store learns the full state, as after a list
     try {
       if (streamTransform != null) {
         ((TransformingStore<T>) store).replaceTransformed(objects, streamResourceVersion);
@@ -832,6 +836,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
         store.replace(objects, streamResourceVersion);
       }
     } catch (RuntimeException e) {
+      stopResyncTimer();
       return fallBackToList(
           new ReflectorException(
               name, ReflectorException.Phase.STORE, "unable to sync watch-list result", e));
@@ -846,7 +851,6 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
 
   /** The store holds the full state: watch (going on with the stream's watch if there is one). */
   private ReflectorState enterWatchPhase(boolean continuedStream) {
-    startResyncTimer();
     if (continuedStream) {
       // client-go's watch loop takes its start time again and counts events afresh.
       watchStartNanos = clock.nanoTime();
