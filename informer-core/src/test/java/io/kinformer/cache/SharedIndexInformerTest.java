@@ -460,7 +460,8 @@ class SharedIndexInformerTest {
 
   @Test
   void synced_failsWhenClosedBeforeSync() {
-    source.failNextList(new ApiException(500, "down"));
+    source.failNextWatch(new ApiException(500, "down")); // the streaming list
+    source.failNextList(new ApiException(500, "down")); // and the list it falls back to
     SharedIndexInformer<Pod> informer = informer(builder());
     informer.start();
     informer.close();
