@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kinformer.cache.InformerTestSupport.ReplayingHandler;
 import io.kinformer.time.FakeClock;
+import java.net.ConnectException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -677,7 +678,8 @@ class SharedInformerScenariosTest {
         // is refused and the informer must relist.
         int watchesBefore = src.watchCalls().size();
         // The server stays unreachable for one attempt, so the changes below are missed.
-        src.failNextWatch(new InformerException("connection refused"));
+        src.failNextWatch(
+            new InformerException("connect failed", new ConnectException("Connection refused")));
         if (dice < 6) {
           src.breakWatches(TestPods.connectionReset());
         } else {
