@@ -91,7 +91,9 @@ import org.slf4j.LoggerFactory;
  *       cycle: any other ERROR event (410 Expired or Gone included: the next cycle relists at the
  *       last resourceVersion, and falls back to "" if that is refused), any other failure to open
  *       the watch, a watch that ends within a second without any event (client-go's {@code
- *       VeryShortWatchError}), and a failing {@link Store#resync()}.
+ *       VeryShortWatchError}), and a failing {@link Store#resync()}. An object of another kind
+ *       than {@link Builder#expectedKind} is logged and skipped, as client-go's {@code
+ *       handleAnyWatch} does.
  * </ol>
  *
  * <p>Between cycles, {@link #start()} waits ({@link BackingOff} with {@link Then#NEXT_CYCLE}) as
@@ -109,13 +111,19 @@ import org.slf4j.LoggerFactory;
  *   <li>A watch from "" or "0" (after a list that carried no resourceVersion) that ends before
  *       its first non-ADDED event ends the cycle (a relist) instead of watching from "" again,
  *       which would miss deletions made meanwhile.
- *   <li>An object of the wrong kind on a watch (see {@link Builder#expectedKind}) is logged and
- *       skipped, as client-go's {@code handleAnyWatch} does.
+ *   <li>The server's {@code Retry-After} (header or {@code retryAfterSeconds}) lengthens a
+ *       backoff that would be shorter; client-go's reflector ignores it (its REST client honours
+ *       it for retries of its own).
  *   <li>{@link Builder#rewatchOnWatchError(boolean)} (off by default) re-watches after a backoff
  *       instead of relisting when the resourceVersion is still usable.
  *   <li>{@link Builder#pageSize(long) pageSize(0)} never pages; client-go has no such setting.
  *   <li>Every failure, including those recovered inside a cycle, reaches the {@link
  *       WatchErrorHandler}; client-go's sees only what {@code ListAndWatch} returns.
+ *   <li>A store (or transform) that throws an {@link Error} other than a {@link
+ *       VirtualMachineError} ends the cycle, which relists; a {@link RuntimeException} from one
+ *       event's write is logged and the watch goes on, as client-go does with a store error.
+ *   <li>Not ported: the warning every 10 s while a streaming list waits for its end bookmark,
+ *       and the debug-only consistency check of streamed data against a list.
  * </ul>
  *
  * <h2>Threads</h2>
