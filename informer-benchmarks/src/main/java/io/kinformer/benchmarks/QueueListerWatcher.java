@@ -34,6 +34,12 @@ final class QueueListerWatcher<T> implements ListerWatcher<T> {
     events.add(event);
   }
 
+  /** Its watch sends no initial events: the reflector lists instead of streaming. */
+  @Override
+  public boolean supportsWatchList() {
+    return false;
+  }
+
   @Override
   public ListResult<T> list(ListOptions options) {
     return new ListResult<>(items, resourceVersion, null, null);

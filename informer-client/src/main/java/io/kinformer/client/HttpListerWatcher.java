@@ -68,6 +68,16 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
     this.listCodec = calls.listDecoder(type);
   }
 
+  /**
+   * True: kube-apiserver 1.27+ serves streaming lists for typed, dynamic and metadata-only
+   * requests alike, and an older or unwilling server refuses them, which the reflector handles by
+   * listing.
+   */
+  @Override
+  public boolean supportsWatchList() {
+    return true;
+  }
+
   @Override
   public ListResult<T> list(ListOptions options) {
     ListOptions effective = effective(options);

@@ -150,6 +150,16 @@ public final class ResourceType<T extends HasMetadata> {
     return metadataOnly;
   }
 
+  /** The {@code kind} of the objects a watch brings ({@code PartialObjectMetadata} if metadata only). */
+  String watchKind() {
+    return metadataOnly ? METADATA_KIND : kind;
+  }
+
+  /** The {@code apiVersion} of the objects a watch brings. */
+  String watchApiVersion() {
+    return metadataOnly ? METADATA_API_VERSION : gvr.apiVersion();
+  }
+
   /** The {@code Accept} header of a list request. */
   String listAccept() {
     return metadataOnly ? METADATA_LIST_ACCEPT : JSON;
@@ -167,11 +177,11 @@ public final class ResourceType<T extends HasMetadata> {
   void fillTypeMeta(T object) {
     String k = object.getKind();
     if (k == null || k.isEmpty()) {
-      setKind(object, metadataOnly ? METADATA_KIND : kind);
+      setKind(object, watchKind());
     }
     String v = object.getApiVersion();
     if (v == null || v.isEmpty()) {
-      object.setApiVersion(metadataOnly ? METADATA_API_VERSION : gvr.apiVersion());
+      object.setApiVersion(watchApiVersion());
     }
   }
 

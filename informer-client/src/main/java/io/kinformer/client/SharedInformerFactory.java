@@ -266,6 +266,7 @@ public final class SharedInformerFactory implements AutoCloseable {
             .scheduler(scheduler)
             .deliveryExecutor(deliveryExecutor)
             .streamingList(streamingList)
+            .expectedKind(type.watchApiVersion(), type.watchKind())
             .build();
     if (transform != null) {
       UnaryOperator<HasMetadata> t = transform;
@@ -445,7 +446,7 @@ public final class SharedInformerFactory implements AutoCloseable {
     private @Nullable WatchErrorHandler watchErrorHandler;
     private Clock clock = Clock.system();
     private Scheduler scheduler = Scheduler.system();
-    private boolean streamingList;
+    private boolean streamingList = true;
 
     private Builder(KubeClient client) {
       this.client = Objects.requireNonNull(client, "client");
@@ -507,7 +508,11 @@ public final class SharedInformerFactory implements AutoCloseable {
       return this;
     }
 
-    /** Use streaming lists ({@code sendInitialEvents}) instead of lists. Default false. */
+    /**
+     * Begin each informer's list-and-watch cycle with a streaming list ({@code sendInitialEvents}),
+     * falling back to a list when the server refuses it (servers before 1.27, or with the
+     * WatchList gate off). Default true, as client-go 1.36.
+     */
     public Builder streamingList(boolean streamingList) {
       this.streamingList = streamingList;
       return this;

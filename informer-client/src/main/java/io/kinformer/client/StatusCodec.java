@@ -76,6 +76,7 @@ final class StatusCodec {
     int code = statusCode != null && statusCode > 0 ? statusCode : httpCode;
     Duration retryAfter = retryAfterHeader;
     List<String> causes = new ArrayList<>();
+    List<String> causeMessages = new ArrayList<>();
     StatusDetails details = status.getDetails();
     if (details != null) {
       Integer seconds = details.getRetryAfterSeconds();
@@ -87,12 +88,15 @@ final class StatusCodec {
           if (cause != null && cause.getReason() != null) {
             causes.add(cause.getReason());
           }
+          if (cause != null && cause.getMessage() != null) {
+            causeMessages.add(cause.getMessage());
+          }
         }
       }
     }
     return new ApiException(
         code, emptyToNull(status.getReason()), emptyToNull(status.getMessage()), retryAfter,
-        causes, fromWatchEvent);
+        causes, causeMessages, fromWatchEvent);
   }
 
   private @Nullable Status parseStatus(byte[] body) {

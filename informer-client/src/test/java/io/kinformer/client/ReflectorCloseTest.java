@@ -65,7 +65,9 @@ class ReflectorCloseTest {
   }
 
   private Reflector<Pod> reflector() {
+    // Lists, then watches: the requests whose stalls these tests script, in that order.
     return Reflector.builder("pods", listerWatcher(), Indexers.<Pod>newNamespaceIndexer())
+        .streamingList(false)
         .threadFactory(r -> {
           Thread t = new Thread(r, "test-pods-reflector");
           t.setDaemon(true);

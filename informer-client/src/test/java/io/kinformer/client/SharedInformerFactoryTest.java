@@ -124,7 +124,10 @@ class SharedInformerFactoryTest {
     factory.start();
     assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
     await().until(() -> server.faults().openWatches("pods") == 2);
-    assertThat(server.faults().requestCount(Verb.LIST, "pods")).isEqualTo(2);
+    // One streaming list each, whose watch goes on: no list, no second watch.
+    assertThat(server.faults().streamingListCount("pods")).isEqualTo(2);
+    assertThat(server.faults().requestCount(Verb.WATCH, "pods")).isEqualTo(2);
+    assertThat(server.faults().requestCount(Verb.LIST, "pods")).isZero();
   }
 
   @Test
@@ -292,6 +295,20 @@ class SharedInformerFactoryTest {
   }
 
   @Test
+  void streamingListRefused_asByAServerWithoutWatchList_fallsBackToAListEachCycle() {
+    server.faults().refuseStreamingLists(true);
+    client.resources(Pod.class).inNamespace("default").create(pod("default", "a", Map.of()));
+    factory = SharedInformerFactory.builder(client).build();
+    SharedIndexInformer<Pod> informer = factory.informerFor(Pod.class);
+    factory.start();
+
+    assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
+    assertThat(informer.getIndexer().listKeys()).containsExactly("default/a");
+    assertThat(server.faults().streamingListCount("pods")).isEqualTo(1);
+    assertThat(server.faults().requestCount(Verb.LIST, "pods")).isEqualTo(1);
+  }
+
+  @Test
   void brokenWatch_resumesFromLastRvWithoutRelisting() {
     ResourceClient<Pod> pods = client.resources(Pod.class).inNamespace("default");
     factory = SharedInformerFactory.builder(client).build();
@@ -305,12 +322,15 @@ class SharedInformerFactoryTest {
 
     server.faults().resetAllWatches();
     pods.create(pod("default", "b", Map.of()));
+    // The new watch has brought b: ended now, it is not a very short watch (which would relist).
+    await().until(() -> view.objects.containsKey("default/b"));
     server.faults().closeAllWatches();
     pods.create(pod("default", "c", Map.of()));
 
     await().atMost(Duration.ofSeconds(30)).until(() -> view.objects.equals(serverPods()));
-    assertThat(server.faults().requestCount(Verb.LIST, "pods")).isEqualTo(1);
-    assertThat(server.faults().requestCount(Verb.WATCH, "pods")).isGreaterThanOrEqualTo(2);
+    assertThat(server.faults().streamingListCount("pods")).isEqualTo(1);
+    assertThat(server.faults().requestCount(Verb.LIST, "pods")).isZero();
+    assertThat(server.faults().requestCount(Verb.WATCH, "pods")).isGreaterThanOrEqualTo(3);
   }
 
   @Test
@@ -344,7 +364,10 @@ class SharedInformerFactoryTest {
 
     await().atMost(Duration.ofSeconds(60)).until(() -> view.objects.equals(serverPods()));
     assertThat(view.deletions).containsExactly("default/goes unknown");
-    assertThat(server.faults().requestCount(Verb.LIST, "pods")).isEqualTo(2);
+    // Each failed watch ends a cycle; the next streams the full state, or lists it when the
+    // streaming list is refused too.
+    assertThat(server.faults().streamingListCount("pods")
+        + server.faults().requestCount(Verb.LIST, "pods")).isGreaterThanOrEqualTo(2);
   }
 
   @Test
@@ -363,9 +386,9 @@ class SharedInformerFactoryTest {
     pods.create(pod("default", "b", Map.of()));
     await().atMost(Duration.ofSeconds(30)).until(() -> view.objects.equals(serverPods()));
     assertThat(informer.getIndexer().listKeys()).containsExactlyInAnyOrder("default/a", "default/b");
-    // As client-go: a stream it cannot decode is followed by a relist, not by a re-watch from the
-    // same resourceVersion (which would replay the bad event).
-    assertThat(server.faults().requestCount(Verb.LIST, "pods")).isEqualTo(2);
+    // As client-go: a stream it cannot decode is followed by a relist (a second streaming list),
+    // not by a re-watch from the same resourceVersion (which would replay the bad event).
+    assertThat(server.faults().streamingListCount("pods")).isEqualTo(2);
   }
 
   @Test
@@ -457,8 +480,9 @@ class SharedInformerFactoryTest {
 
   @Test
   void watchErrorHandler_sharedByTheInformers_isCalledOneAtATime() throws Exception {
-    server.faults().failNext(Verb.LIST, "pods", 1, 500);
-    server.faults().failNext(Verb.LIST, "configmaps", 1, 500);
+    // The streaming lists fail, which each reflector reports before listing instead.
+    server.faults().failNext(Verb.WATCH, "pods", 1, 500);
+    server.faults().failNext(Verb.WATCH, "configmaps", 1, 500);
     AtomicInteger inside = new AtomicInteger();
     AtomicInteger maxInside = new AtomicInteger();
     java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
@@ -497,8 +521,8 @@ class SharedInformerFactoryTest {
   @Test
   void close_fromTheWatchErrorHandler_whileAnotherReflectorWaitsItsTurn_doesNotWaitForIt()
       throws Exception {
-    server.faults().failNext(Verb.LIST, "pods", 1, 500);
-    server.faults().failNext(Verb.LIST, "configmaps", 1, 500);
+    server.faults().failNext(Verb.WATCH, "pods", 1, 500);
+    server.faults().failNext(Verb.WATCH, "configmaps", 1, 500);
     CompletableFuture<Void> closedInHandler = new CompletableFuture<>();
     Map<String, Thread> callers = new ConcurrentHashMap<>();
     factory = SharedInformerFactory.builder(client)

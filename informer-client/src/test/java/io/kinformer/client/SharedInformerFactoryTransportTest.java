@@ -73,7 +73,8 @@ class SharedInformerFactoryTransportTest {
   void tooManyRequests_backsOffForAtLeastRetryAfter() {
     try (EmbeddedApiServer server = EmbeddedApiServer.builder().start();
         KubeClient client = KubeClient.create(KubeConfig.load(server.kubeConfig()))) {
-      server.faults().failNextWithRetryAfter(Verb.LIST, "pods", 1, 429, Duration.ofSeconds(20));
+      // A 429 on the streaming list: backed off and streamed again, not a fallback to a list.
+      server.faults().failNextWithRetryAfter(Verb.WATCH, "pods", 1, 429, Duration.ofSeconds(20));
       FakeClock clock = new FakeClock();
       List<ReflectorException> errors = new CopyOnWriteArrayList<>();
       try (SharedInformerFactory factory =
@@ -93,7 +94,10 @@ class SharedInformerFactoryTransportTest {
 
         clock.advance(clock.nextDelay().orElseThrow());
         await().until(informer::hasSynced);
-        assertThat(server.faults().requestCount(Verb.LIST, "pods")).isEqualTo(2);
+        // the refused streaming list and the one after the wait; no fallback to a list
+        assertThat(server.faults().requestCount(Verb.WATCH, "pods")).isEqualTo(2);
+        assertThat(server.faults().streamingListCount("pods")).isEqualTo(1);
+        assertThat(server.faults().requestCount(Verb.LIST, "pods")).isZero();
       }
     }
   }

@@ -3,6 +3,7 @@ package io.kinformer.cache;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -10,7 +11,9 @@ import org.jspecify.annotations.Nullable;
  * watch stream. Carries the HTTP status code and, when the server sent a {@code Status} body, its
  * {@code reason} and {@code message}, plus the {@code Retry-After} delay if one was given.
  *
- * <p>Classify failures by {@link #code()} and {@link #reason()}, never by message text.
+ * <p>Classify failures by {@link #code()} and {@link #reason()}, never by message text (the one
+ * exception is {@link #isTooLargeResourceVersion()}, which reads it as client-go does for servers
+ * that sent nothing better).
  *
  * <p>Thread safety: immutable.
  */
@@ -33,11 +36,26 @@ public class ApiException extends InformerException {
   /** 429: the server asks the client to slow down. */
   public static final int TOO_MANY_REQUESTS = 429;
 
+  /** 500: the server failed (for example etcd had no leader). */
+  public static final int INTERNAL_SERVER_ERROR = 500;
+
+  /** The Status reasons apimachinery knows; a code alone classifies only an unknown reason. */
+  private static final Set<String> KNOWN_REASONS =
+      Set.of(
+          "Unauthorized", "Forbidden", "NotFound", "AlreadyExists", "Conflict", "Gone", "Invalid",
+          "ServerTimeout", "StoreReadError", "Timeout", "TooManyRequests", "BadRequest",
+          "MethodNotAllowed", "NotAcceptable", "RequestEntityTooLarge", "UnsupportedMediaType",
+          "InternalError", "Expired", "ServiceUnavailable");
+
+  /** The message kube-apiserver 1.17 and older put where 1.18+ put the cause's reason. */
+  private static final String TOO_LARGE_RESOURCE_VERSION_MESSAGE = "Too large resource version";
+
   private final int code;
   private final @Nullable String reason;
   private final @Nullable String statusMessage;
   private final @Nullable Duration retryAfter;
   private final List<String> causeReasons;
+  private final List<String> causeMessages;
   private final boolean fromWatchEvent;
 
   /**
@@ -56,12 +74,28 @@ public class ApiException extends InformerException {
       @Nullable Duration retryAfter,
       List<String> causeReasons,
       boolean fromWatchEvent) {
+    this(code, reason, statusMessage, retryAfter, causeReasons, List.of(), fromWatchEvent);
+  }
+
+  /**
+   * As {@link #ApiException(int, String, String, Duration, List, boolean)}, with the {@code
+   * message} of each of the Status's {@code details.causes} as well.
+   */
+  public ApiException(
+      int code,
+      @Nullable String reason,
+      @Nullable String statusMessage,
+      @Nullable Duration retryAfter,
+      List<String> causeReasons,
+      List<String> causeMessages,
+      boolean fromWatchEvent) {
     super(describe(code, reason, statusMessage, fromWatchEvent));
     this.code = code;
     this.reason = reason;
     this.statusMessage = statusMessage;
     this.retryAfter = retryAfter;
     this.causeReasons = List.copyOf(causeReasons);
+    this.causeMessages = List.copyOf(causeMessages);
     this.fromWatchEvent = fromWatchEvent;
   }
 
@@ -108,6 +142,11 @@ public class ApiException extends InformerException {
     return causeReasons;
   }
 
+  /** The {@code message} of each entry of the Status's {@code details.causes}, in order. */
+  public List<String> causeMessages() {
+    return causeMessages;
+  }
+
   /** Whether this came from an ERROR event inside a watch stream (rather than an HTTP status). */
   public boolean fromWatchEvent() {
     return fromWatchEvent;
@@ -135,12 +174,46 @@ public class ApiException extends InformerException {
   }
 
   /**
-   * Whether the server has not reached the requested resourceVersion yet: a Status whose causes
-   * include {@code ResourceVersionTooLarge} (kube-apiserver sends it as 504 {@code Timeout}). The
-   * client should relist without a resourceVersion (client-go: {@code
-   * apierrors.IsTooLargeResourceVersion}).
+   * Whether the server has not reached the requested resourceVersion yet (client-go's reflector
+   * {@code isTooLargeResourceVersionError}): a Status whose causes include {@code
+   * ResourceVersionTooLarge} (kube-apiserver 1.18+ sends it as 504 {@code Timeout}), or, from
+   * older servers, a timeout whose cause message or own message says "Too large resource version".
+   * The client should relist without a resourceVersion. The message is read only here, where
+   * client-go reads it for servers that sent nothing else.
    */
   public boolean isTooLargeResourceVersion() {
-    return causeReasons.contains("ResourceVersionTooLarge");
+    if (causeReasons.contains("ResourceVersionTooLarge")) {
+      return true;
+    }
+    if (!isTimeout()) {
+      return false;
+    }
+    return causeMessages.contains(TOO_LARGE_RESOURCE_VERSION_MESSAGE)
+        || (statusMessage != null && statusMessage.contains(TOO_LARGE_RESOURCE_VERSION_MESSAGE));
+  }
+
+  /** Whether the server timed out (apimachinery's {@code IsTimeout}: reason or 504). */
+  public boolean isTimeout() {
+    return is("Timeout", GATEWAY_TIMEOUT);
+  }
+
+  /** Whether the server asks the client to slow down (apimachinery's {@code IsTooManyRequests}). */
+  public boolean isTooManyRequests() {
+    return is("TooManyRequests", TOO_MANY_REQUESTS);
+  }
+
+  /** Whether the server failed internally (apimachinery's {@code IsInternalError}). */
+  public boolean isInternalError() {
+    return is("InternalError", INTERNAL_SERVER_ERROR);
+  }
+
+  /**
+   * apimachinery's classification: by reason, or by code when the reason is absent or unknown.
+   */
+  private boolean is(String expectedReason, int expectedCode) {
+    if (expectedReason.equals(reason)) {
+      return true;
+    }
+    return (reason == null || !KNOWN_REASONS.contains(reason)) && code == expectedCode;
   }
 }

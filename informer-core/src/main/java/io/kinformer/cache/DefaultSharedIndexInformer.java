@@ -409,10 +409,17 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
 
   private Reflector.Builder<T> configureReflector(
       Reflector.Builder<T> rb, @Nullable WatchErrorHandler errorHandler) {
-    rb.pageSize(config.pageSize)
-        .streamingList(config.streamingList)
+    rb.streamingList(config.streamingList)
         .minWatchTimeout(config.minWatchTimeout)
+        .maxInternalErrorRetryDuration(config.maxInternalErrorRetryDuration)
+        .rewatchOnWatchError(config.rewatchOnWatchError)
         .watchErrorHandler(errorHandler);
+    if (config.pageSize >= 0) {
+      rb.pageSize(config.pageSize);
+    }
+    if (config.expectedApiVersion != null && config.expectedKind != null) {
+      rb.expectedKind(config.expectedApiVersion, config.expectedKind);
+    }
     if (config.random != null) {
       rb.random(config.random);
     }

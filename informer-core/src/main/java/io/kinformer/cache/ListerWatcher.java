@@ -50,4 +50,17 @@ public interface ListerWatcher<T> {
    * <p>Thread safety: called from any thread, concurrently with calls on {@code thread}.
    */
   default void cancelCalls(Thread thread) {}
+
+  /**
+   * Whether {@link #watch} serves streaming lists: with {@code sendInitialEvents=true} it must
+   * begin with the current state as ADDED events and mark their end with a bookmark annotated
+   * {@value WatchEvent#INITIAL_EVENTS_END_ANNOTATION} (client-go's {@code
+   * watchlist.DoesClientNotSupportWatchListSemantics}, inverted). A {@link Reflector} lists
+   * instead of streaming for a ListerWatcher that says false. A server that refuses streaming lists
+   * is no reason to say false: the reflector falls back to a list on its own. Default true, as in
+   * client-go.
+   */
+  default boolean supportsWatchList() {
+    return true;
+  }
 }

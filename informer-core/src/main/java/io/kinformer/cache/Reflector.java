@@ -2,93 +2,142 @@ package io.kinformer.cache;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.kinformer.cache.ReflectorState.BackingOff;
+import io.kinformer.cache.ReflectorState.Idle;
+import io.kinformer.cache.ReflectorState.Listing;
+import io.kinformer.cache.ReflectorState.Paging;
+import io.kinformer.cache.ReflectorState.Stopped;
+import io.kinformer.cache.ReflectorState.Streaming;
+import io.kinformer.cache.ReflectorState.Then;
+import io.kinformer.cache.ReflectorState.Watching;
 import io.kinformer.time.Backoff;
 import io.kinformer.time.Cancellable;
 import io.kinformer.time.Clock;
 import io.kinformer.time.Scheduler;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps a {@link Store} in step with the server by list and watch: client-go's {@code
- * cache.Reflector} ({@code tools/cache/reflector.go}).
+ * Keeps a {@link Store} in step with the server by list and watch: client-go v0.36's {@code
+ * cache.Reflector} ({@code tools/cache/reflector.go}), as an explicit state machine.
  *
- * <h2>The loop</h2>
+ * <h2>States and the one transition function</h2>
+ *
+ * The reflector is always in one {@link ReflectorState}, which only {@code transition} changes. A
+ * driver performs the request the current state calls for (a list page, opening a watch, reading
+ * the next event, waiting) and feeds its outcome to {@code transition}, which updates the store and
+ * names the next state; every error branch names it too. The model is kube-rs's {@code
+ * watcher::step}. Two drivers exist: {@link #listAndWatch()} runs one cycle on the caller's thread
+ * and {@link #start()} repeats cycles on the reflector's own thread with backoff in between.
+ *
+ * <h2>One cycle (client-go's {@code ListAndWatch})</h2>
  *
  * <ol>
- *   <li><b>List</b> (when the store needs the full state): page through the collection with {@code
- *       limit} (default 500) and {@code continue}, then {@link Store#replace} the store with
- *       everything at the list's resourceVersion. The first list asks for {@code resourceVersion=0}
- *       (any cached state: the server's watch cache answers it cheaply and ignores {@code limit});
- *       a relist asks for the last resourceVersion seen, without {@code limit} so that the watch
- *       cache can serve it; when the server says that version is too old (410) or too new ({@code
- *       ResourceVersionTooLarge}), the list is retried at once as a consistent list (no
- *       resourceVersion). An expired {@code continue} token falls back to one unpaged list at the
- *       same resourceVersion. A server that ignores {@code limit} is fine. A list without a
- *       resourceVersion is stored all the same, and the watch then starts from "" (as client-go).
- *   <li><b>Watch</b> from the last resourceVersion, with bookmarks and a random {@code
- *       timeoutSeconds} between {@code minWatchTimeout} and twice that (client-go: 5 to 10 minutes)
- *       so that a fleet of informers does not reconnect in lockstep. Each ADDED, MODIFIED, DELETED
- *       event goes to the store, and its resourceVersion becomes the last one seen; a BOOKMARK only
- *       advances the resourceVersion. A watch from "" begins with an ADDED event per object, in no
- *       resourceVersion order: the resourceVersion advances only from its first other event.
- *   <li><b>The watch ends.</b> A clean end (the server's timeout) or a broken connection (an I/O
- *       error: a reset, a proxy's idle cut, a watch gone silent) re-watches at once from the last
- *       resourceVersion, without listing, as client-go's stream watcher treats a probable EOF or a
- *       timeout as the end of the stream; unless the watch lasted under a second without any event
- *       (client-go's "very short watch"), which backs off first. A refused watch or a server error
- *       re-watches after a backoff, still without listing, because the last resourceVersion is
- *       still valid: every event up to it is in the store. A stream that breaks on what the server
- *       sent (malformed JSON, an unknown event type, an event over the size limit) relists after a
- *       backoff, as client-go does (its stream watcher turns the decoding error into an ERROR
- *       event): re-watching from the same resourceVersion would only replay the same bytes. "Too
- *       old" (410 {@code Expired} or {@code Gone}, as an HTTP status or as an ERROR event) and "too
- *       large" force a relist too.
+ *   <li>{@link Idle} → {@link Streaming} (the default: a streaming list, {@code
+ *       sendInitialEvents=true}, {@code resourceVersionMatch=NotOlderThan}, {@code
+ *       allowWatchBookmarks=true}, from the last resourceVersion or "" when it is unusable), or
+ *       {@link Listing} when streaming is off or the {@link ListerWatcher#supportsWatchList()
+ *       ListerWatcher cannot stream}. The streamed objects go into a buffer of the reflector's
+ *       own, through the store's transform when the store is a {@link TransformingStore}; the
+ *       resourceVersion is not advanced while only ADDED events have come; the bookmark annotated
+ *       {@code k8s.io/initial-events-end} replaces the store with the buffer ({@link
+ *       TransformingStore#replaceTransformed} when it was transformed) and the same watch goes on
+ *       as {@link Watching}. A stream that ends cleanly before that bookmark is opened again with
+ *       an empty buffer. A 429 or a refused connection backs off and streams again ({@link
+ *       Then#RESTREAM}); a too-old or too-large resourceVersion marks the last one unusable and
+ *       streams again at once from "". Any other failure, and a stream that ends within a second
+ *       without any event, falls back to {@link Listing} in the same cycle. The next cycle tries
+ *       streaming again, as client-go does.
+ *   <li>{@link Listing} → ({@link Paging} →)* {@link Watching}: the first list asks for {@code
+ *       resourceVersion=0} (the watch cache answers it cheaply), a relist for the last
+ *       resourceVersion, or "" when it is unusable. Pages: a page size given to the builder is
+ *       sent on every list; otherwise 500, except that a list at a specific resourceVersion is
+ *       unpaged (so that the watch cache can serve it) unless the first list came back paged (no
+ *       watch cache). An expired continue token is followed by one unpaged list at the
+ *       resourceVersion first asked for. A list refused as too old or too large is retried once at
+ *       once as a consistent list (""); any other failure ends the cycle.
+ *   <li>{@link Watching}: a watch from the last resourceVersion, with bookmarks and a {@code
+ *       timeoutSeconds} drawn from [minWatchTimeout, 2 × minWatchTimeout) (5 to 10 minutes).
+ *       ADDED, MODIFIED and DELETED go to the store, BOOKMARK to {@link Store#bookmark}; each
+ *       advances the last resourceVersion, except the synthetic ADDED events that begin a watch
+ *       from "" or "0". A clean end (the server's timeout, or a connection that broke with an
+ *       {@link IOException}, which client-go's stream watcher takes for the end of the stream)
+ *       re-watches at once from the last resourceVersion. A 429 or a refused connection backs off
+ *       and re-watches ({@link Then#REWATCH}). An internal error (500, or a stream the client could
+ *       not decode, which client-go turns into an InternalError ERROR event) re-watches at once
+ *       while {@link Builder#maxInternalErrorRetryDuration} allows. Everything else ends the
+ *       cycle: any other ERROR event (410 Expired or Gone included: the next cycle relists at the
+ *       last resourceVersion, and falls back to "" if that is refused), any other failure to open
+ *       the watch, a watch that ends within a second without any event (client-go's {@code
+ *       VeryShortWatchError}), and a failing {@link Store#resync()}. An object of another kind
+ *       than {@link Builder#expectedKind} is logged and skipped, as client-go's {@code
+ *       handleAnyWatch} does.
  * </ol>
  *
- * <p>Deliberate divergence from client-go: client-go relists after a refused watch or an ERROR
- * event of any kind; kinformer re-watches from the last resourceVersion unless the server said it
- * is unusable, which is equally correct and avoids a full list for every server hiccup.
+ * <p>Between cycles, {@link #start()} waits ({@link BackingOff} with {@link Then#NEXT_CYCLE}) as
+ * client-go's {@code Run} does after every cycle: {@link Backoff#clientGoDefault} (0.8 s doubling
+ * to 30 s, jitter 1.0, reset every 2 minutes), lengthened to the server's {@code Retry-After} when
+ * it sent a longer one. The same backoff times the 429 retries inside a cycle. A {@link
+ * VirtualMachineError} is never retried: it is rethrown and ends the reflector's thread.
  *
- * <p>Backoff between failures is client-go's by default ({@link Backoff#clientGoDefault}); a {@code
- * Retry-After} from the server lengthens it. Every failure is logged and reported to the {@link
- * WatchErrorHandler}; the loop itself only ends with {@link #close()}.
+ * <h2>Where kinformer differs from client-go</h2>
  *
- * <p>Optional <b>streaming list</b> ({@code sendInitialEvents=true}): instead of listing, a watch
- * streams the current state as ADDED events and marks its end with a bookmark annotated {@code
- * k8s.io/initial-events-end}; the reflector then replaces the store with what it collected and
- * keeps the same watch going. If the streaming list fails, the reflector falls back to a normal
- * list in the same attempt.
- *
- * <p>Optional <b>resync</b>: every {@code resyncPeriod}, if {@code shouldResync} agrees, {@link
- * Store#resync()} is called (the informer uses this to re-deliver cached objects to handlers).
+ * <ul>
+ *   <li>{@link #listAndWatch()} throws the error that ended the cycle, also when client-go's
+ *       returns nil after logging it (an ERROR event, a very short watch, a failed resync); the
+ *       following behaviour is the same.
+ *   <li>A watch from "" or "0" (after a list that carried no resourceVersion) that ends before
+ *       its first non-ADDED event ends the cycle (a relist) instead of watching from "" again,
+ *       which would miss deletions made meanwhile.
+ *   <li>The server's {@code Retry-After} (header or {@code retryAfterSeconds}) lengthens a
+ *       backoff that would be shorter; client-go's reflector ignores it (its REST client honours
+ *       it for retries of its own).
+ *   <li>{@link Builder#rewatchOnWatchError(boolean)} (off by default) re-watches after a backoff
+ *       instead of relisting when the resourceVersion is still usable.
+ *   <li>{@link Builder#pageSize(long) pageSize(0)} never pages; client-go has no such setting.
+ *   <li>Every failure, including those recovered inside a cycle, reaches the {@link
+ *       WatchErrorHandler}; client-go's sees only what {@code ListAndWatch} returns.
+ *   <li>A store (or transform) that throws an {@link Error} other than a {@link
+ *       VirtualMachineError} ends the cycle, which relists; a {@link RuntimeException} from one
+ *       event's write is logged and the watch goes on, as client-go does with a store error.
+ *   <li>Not ported: the warning every 10 s while a streaming list waits for its end bookmark,
+ *       and the debug-only consistency check of streamed data against a list.
+ * </ul>
  *
  * <h2>Threads</h2>
  *
- * One thread, {@code kinformer-<name>-reflector}, created by {@link #start()}, runs the lists and
- * reads the watch; it writes to the store. Waits between attempts are scheduled on the {@link
- * Scheduler} (no thread sleeps), and so is the resync tick, which calls {@link Store#resync()} on
- * the scheduler's thread. {@link #close()} may be called from any thread.
+ * {@link #start()} makes one thread, {@code kinformer-<name>-reflector}, that runs cycles, reads
+ * the watch and writes to the store. Waits are scheduled on the {@link Scheduler}: no thread sleeps;
+ * the task hands the loop back to the reflector's thread. The resync tick runs on the scheduler's
+ * thread, calls {@link Store#resync()} there and, if it throws, closes the open watch so that the
+ * reflector's thread ends the cycle. {@link #listAndWatch()} runs a cycle on the caller's thread
+ * and blocks there for a wait inside the cycle. {@link #close()} may be called from any thread. The
+ * only lock, {@code lifecycleLock}, guards the lifecycle fields and is never held while calling the
+ * store, the {@link ListerWatcher} or a handler.
  *
- * <p>Thread safety: thread-safe.
+ * <p>Thread safety: thread-safe; one cycle runs at a time.
  *
  * @param <T> the object type
  */
@@ -96,8 +145,20 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(Reflector.class);
 
-  /** A watch that ends this soon after starting, with no event, counts as failed (client-go). */
-  private static final Duration TOO_SHORT_WATCH = Duration.ofSeconds(1);
+  /** A watch that ends this soon after starting, with no event, is a failure (client-go). */
+  private static final Duration VERY_SHORT_WATCH = Duration.ofSeconds(1);
+
+  /** client-go's {@code defaultMinWatchTimeout}: shorter minimums are raised to it. */
+  static final Duration MIN_WATCH_TIMEOUT_FLOOR = Duration.ofMinutes(5);
+
+  /** client-go's pager's default page size. */
+  static final long DEFAULT_PAGE_SIZE = 500;
+
+  /** {@link Builder#pageSize} was not called: page as client-go's reflector decides. */
+  private static final long PAGE_SIZE_UNSET = -1;
+
+  /** client-go's {@code NewRetryWithDeadline(..., time.Minute, ...)}: quiet time that resets it. */
+  private static final Duration INTERNAL_ERROR_RESET = Duration.ofMinutes(1);
 
   /**
    * How long close() lets an interrupt alone end the reflector thread before it cancels the
@@ -111,8 +172,9 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   private final String name;
   private final ListerWatcher<T> listerWatcher;
   private final Store<T> store;
+  private final @Nullable UnaryOperator<T> streamTransform;
   private final long pageSize;
-  private final boolean streamingList;
+  private final boolean useWatchList;
   private final Duration minWatchTimeout;
   private final Duration resyncPeriod;
   private final BooleanSupplier shouldResync;
@@ -120,40 +182,87 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   private final Scheduler scheduler;
   private final RandomGenerator random;
   private final Backoff backoff;
+  private final Duration maxInternalErrorRetryDuration;
+  private final boolean rewatchOnWatchError;
+  private final @Nullable String expectedApiVersion;
+  private final @Nullable String expectedKind;
   private final @Nullable WatchErrorHandler watchErrorHandler;
   private final ThreadFactory threadFactory;
+  private final @Nullable Executor runOn;
 
   /** Every thread {@link #threadFactory} made for this reflector, so that close() can join it. */
   private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
 
   private final Object lifecycleLock = new Object();
   // @GuardedBy("lifecycleLock")
-  private @Nullable ExecutorService executor;
+  private @Nullable Executor executor;
+  // @GuardedBy("lifecycleLock"): the thread running a cycle, while one runs
+  private @Nullable Thread drivingThread;
   // @GuardedBy("lifecycleLock")
-  private @Nullable Cancellable pendingRetry;
+  private @Nullable Cancellable pendingWait;
+  // @GuardedBy("lifecycleLock")
+  private @Nullable CountDownLatch directWait;
   // @GuardedBy("lifecycleLock")
   private @Nullable Cancellable pendingResync;
+  // @GuardedBy("lifecycleLock"): bumped when the resync timer starts or stops, so a late tick of
+  // an earlier timer neither reschedules itself nor reports a failure.
+  private long resyncGeneration;
   private volatile boolean closed;
-  private volatile @Nullable Watch<T> currentWatch;
 
-  // State of the loop, touched only by the reflector thread (published to readers via volatile).
+  /** The current state: written only by {@link #transition}. */
+  private volatile ReflectorState state = new Idle(null);
+
   private volatile String lastSyncResourceVersion = "";
 
-  /** The last resourceVersion is known to be unusable for a list: list consistently instead. */
+  /** A failure of {@link Store#resync()} the driving thread has not acted on yet. */
+  private volatile @Nullable RuntimeException resyncFailure;
+
+  /** The watch the driving thread reads; close() and a failing resync close it. */
+  private volatile @Nullable Watch<T> currentWatch;
+
+  // What follows is touched only by the driving thread (one at a time, handed over through the
+  // executor or the lifecycle lock).
+
+  /** The last resourceVersion was refused as too old or too large: list or stream from "". */
   private boolean lastSyncResourceVersionUnavailable;
 
-  /** The store needs the full state before the next watch. */
-  private boolean needsList = true;
-
-  /** The first resourceVersion=0 list came back paged: the server has no watch cache. */
+  /** The first {@code resourceVersion=0} list came back paged: the server has no watch cache. */
   private boolean paginatedResult;
+
+  private int cyclesStarted;
+
+  /** The list in progress (Listing and Paging only). */
+  private @Nullable Pager<T> pager;
+
+  /** Why the list is being retried as a consistent one, if it is. */
+  private @Nullable RuntimeException consistentListReason;
+
+  /** The streamed objects by key (Streaming only). */
+  private @Nullable Map<String, T> streamBuffer;
+
+  /** The resourceVersion of the last streamed event past the ADDED ones ("" before any). */
+  private String streamResourceVersion = "";
+
+  /** A non-ADDED event came on the stream: it is past the synthetic ADDED events. */
+  private boolean streamPastAdded;
+
+  /** The open watch's or stream's start (taken before the request) and its events so far. */
+  private long watchStartNanos;
+
+  private int watchEvents;
+
+  /** The open watch is past its synthetic ADDED events: its events advance the resourceVersion. */
+  private boolean pastInitialEvents;
+
+  private final InternalErrorRetry internalErrorRetry;
 
   private Reflector(Builder<T> b) {
     this.name = b.name;
     this.listerWatcher = b.listerWatcher;
     this.store = b.store;
+    this.streamTransform = b.store instanceof TransformingStore<T> ts ? ts.transformer() : null;
     this.pageSize = b.pageSize;
-    this.streamingList = b.streamingList;
+    this.useWatchList = b.streamingList && b.listerWatcher.supportsWatchList();
     this.minWatchTimeout = b.minWatchTimeout;
     this.resyncPeriod = b.resyncPeriod;
     this.shouldResync = b.shouldResync;
@@ -161,7 +270,13 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     this.scheduler = b.scheduler;
     this.random = b.random != null ? b.random : new Random();
     this.backoff = b.backoff != null ? b.backoff : Backoff.clientGoDefault(clock, random);
+    this.maxInternalErrorRetryDuration = b.maxInternalErrorRetryDuration;
+    this.rewatchOnWatchError = b.rewatchOnWatchError;
+    this.expectedApiVersion = b.expectedApiVersion;
+    this.expectedKind = b.expectedKind;
     this.watchErrorHandler = b.watchErrorHandler;
+    this.runOn = b.runOn;
+    this.internalErrorRetry = new InternalErrorRetry();
     ThreadFactory base =
         b.threadFactory != null ? b.threadFactory : namedDaemon("kinformer-" + name + "-reflector");
     this.threadFactory =
@@ -170,6 +285,9 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
           threads.add(t);
           return t;
         };
+    if (b.streamingList && !useWatchList) {
+      log.debug("reflector={} its ListerWatcher cannot stream lists: listing instead", name);
+    }
   }
 
   /**
@@ -194,13 +312,95 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     return lastSyncResourceVersion;
   }
 
+  /** Where the reflector is now; see {@link ReflectorState}. */
+  public ReflectorState state() {
+    return state;
+  }
+
+  // ---- drivers ---------------------------------------------------------------------------------
+
   /**
-   * Starts the list-and-watch loop on its own thread, and the resync tick if configured.
-   * Idempotent; returns at once.
+   * Runs one list-and-watch cycle on the calling thread (client-go's {@code ListAndWatch}): streams
+   * or lists the full state into the store, then watches until an error ends the cycle, which this
+   * throws. Waits inside the cycle (a 429 on the watch) block this thread on the {@link
+   * Scheduler}. Call it again to run the next cycle: it goes on from the last resourceVersion.
+   * Returns normally only once the reflector is closed. A watch in progress ends when {@link
+   * #close()} is called; a list request in progress is let finish.
    *
-   * @throws IllegalStateException if the reflector was closed
+   * @throws ReflectorException what ended the cycle
+   * @throws IllegalStateException if {@link #start()} was called, or a cycle already runs
+   */
+  public void listAndWatch() {
+    synchronized (lifecycleLock) {
+      if (executor != null) {
+        throw new IllegalStateException("reflector " + name + " runs on its own thread");
+      }
+      if (drivingThread != null) {
+        throw new IllegalStateException("reflector " + name + " already runs a cycle");
+      }
+      if (closed) {
+        return;
+      }
+      drivingThread = Thread.currentThread();
+    }
+    try {
+      transition(Input.start());
+      while (true) {
+        ReflectorState s = state;
+        if (s instanceof Stopped) {
+          return;
+        }
+        if (closed) {
+          transition(Input.close());
+          return;
+        }
+        if (s instanceof Idle idle) {
+          throw Objects.requireNonNull(idle.lastFailure(), "a cycle ends with its cause");
+        }
+        if (s instanceof BackingOff b) {
+          if (!awaitOnThisThread(b.delay())) {
+            transition(Input.close());
+            return;
+          }
+          transition(Input.waited());
+          continue;
+        }
+        step();
+      }
+    } finally {
+      synchronized (lifecycleLock) {
+        drivingThread = null;
+      }
+    }
+  }
+
+  /** Waits {@code delay} on the scheduler; false if closed or interrupted meanwhile. */
+  private boolean awaitOnThisThread(Duration delay) {
+    CountDownLatch latch = new CountDownLatch(1);
+    synchronized (lifecycleLock) {
+      if (closed) {
+        return false;
+      }
+      directWait = latch;
+      pendingWait = scheduler.schedule(latch::countDown, delay);
+    }
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+    return !closed;
+  }
+
+  /**
+   * Starts running cycles on the reflector's own thread (client-go's {@code Run}): the first at
+   * once, each next one after the backoff. Idempotent; returns at once.
+   *
+   * @throws IllegalStateException if the reflector was closed, or {@link #listAndWatch()} runs
    */
   public void start() {
+    Executor e;
     synchronized (lifecycleLock) {
       if (closed) {
         throw new IllegalStateException("reflector " + name + " is closed and cannot start");
@@ -208,17 +408,840 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
       if (executor != null) {
         return;
       }
-      ThreadPoolExecutor e =
-          new ThreadPoolExecutor(
-              1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threadFactory);
-      executor = e;
-      e.execute(this::runAttempts);
-      if (!resyncPeriod.isZero()) {
-        pendingResync = scheduler.schedule(this::resyncTick, resyncPeriod);
+      if (drivingThread != null) {
+        throw new IllegalStateException("reflector " + name + " runs a cycle in listAndWatch()");
       }
+      e =
+          runOn != null
+              ? runOn
+              : new ThreadPoolExecutor(
+                  1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threadFactory);
+      executor = e;
     }
     log.debug("reflector={} started", name);
+    e.execute(() -> runLoop(/* resumedAfterWait= */ false));
   }
+
+  /** The loop of {@link #start()}: runs until it must wait (then it schedules its resumption). */
+  private void runLoop(boolean resumedAfterWait) {
+    synchronized (lifecycleLock) {
+      drivingThread = Thread.currentThread();
+    }
+    try {
+      if (resumedAfterWait) {
+        transition(Input.waited());
+      }
+      while (true) {
+        ReflectorState s = state;
+        if (s instanceof Stopped) {
+          return;
+        }
+        if (closed) {
+          transition(Input.close());
+          return;
+        }
+        if (s instanceof BackingOff b) {
+          scheduleResume(b.delay());
+          return;
+        }
+        if (s instanceof Idle) {
+          transition(cyclesStarted == 0 ? Input.start() : Input.backOff());
+          continue;
+        }
+        step();
+      }
+    } catch (VirtualMachineError e) {
+      log.error("reflector={} stopped by {}", name, e.toString());
+      throw e;
+    } finally {
+      synchronized (lifecycleLock) {
+        drivingThread = null;
+      }
+    }
+  }
+
+  private void scheduleResume(Duration delay) {
+    synchronized (lifecycleLock) {
+      Executor e = executor;
+      if (closed || e == null) {
+        return;
+      }
+      log.debug("reflector={} waiting {}", name, delay);
+      pendingWait =
+          scheduler.schedule(
+              () -> {
+                try {
+                  e.execute(() -> runLoop(/* resumedAfterWait= */ true));
+                } catch (RejectedExecutionException closing) {
+                  // closed meanwhile: nothing to do
+                }
+              },
+              delay);
+    }
+  }
+
+  /**
+   * Performs the request the current state calls for and feeds its outcome to the transition
+   * function: a list page for {@link Listing} and {@link Paging}, opening the watch or reading its
+   * next event for {@link Streaming} and {@link Watching}; the start of a cycle for {@link Idle};
+   * the end of the wait for {@link BackingOff} (this does not wait: the drivers do). The seam that
+   * tests drive one transition at a time.
+   *
+   * @return the new state
+   */
+  ReflectorState step() {
+    ReflectorState s = state;
+    if (closed) {
+      return transition(Input.close());
+    }
+    if (s instanceof Idle) {
+      return transition(Input.start());
+    }
+    if (s instanceof BackingOff) {
+      return transition(Input.waited());
+    }
+    if (s instanceof Listing || s instanceof Paging) {
+      return transition(requestPage());
+    }
+    if (s instanceof Streaming || s instanceof Watching) {
+      RuntimeException failedResync = s instanceof Watching ? takeResyncFailure() : null;
+      if (failedResync != null) {
+        return transition(Input.resyncFailed(failedResync));
+      }
+      Input<T> in = currentWatch == null ? openWatch(s instanceof Streaming st ? st : null) : read();
+      if (s instanceof Watching) {
+        failedResync = takeResyncFailure();
+        if (failedResync != null) {
+          return transition(Input.resyncFailed(failedResync));
+        }
+      }
+      return transition(in);
+    }
+    return s;
+  }
+
+  private Input<T> requestPage() {
+    Pager<T> p = Objects.requireNonNull(pager, "pager");
+    try {
+      return Input.listed(listerWatcher.list(p.nextRequest()));
+    } catch (Throwable e) {
+      rethrowIfFatal(e);
+      return Input.listFailed(e);
+    }
+  }
+
+  private Input<T> openWatch(@Nullable Streaming streaming) {
+    ListOptions options;
+    if (streaming != null) {
+      String rv = streaming.resourceVersion();
+      options =
+          watchOptions(rv).toBuilder()
+              .resourceVersionMatch(ListOptions.NOT_OLDER_THAN)
+              .sendInitialEvents(true)
+              .build();
+    } else {
+      options = watchOptions(lastSyncResourceVersion);
+      // A watch from "" or "0" begins with a synthetic ADDED event per object, in no
+      // resourceVersion order: take no resourceVersion from them (client-go's
+      // propagateRVFromStart).
+      pastInitialEvents = !isSyntheticStart(lastSyncResourceVersion);
+    }
+    // As client-go, start the clock before the request: some proxies send the response headers
+    // only with the first event.
+    watchStartNanos = clock.nanoTime();
+    watchEvents = 0;
+    Watch<T> w;
+    try {
+      w = listerWatcher.watch(options);
+    } catch (Throwable e) {
+      rethrowIfFatal(e);
+      return Input.openFailed(e);
+    }
+    currentWatch = w;
+    if (closed) {
+      closeQuietly(w); // close() may have run between the call and the assignment above
+    }
+    return Input.opened();
+  }
+
+  private Input<T> read() {
+    Watch<T> w = Objects.requireNonNull(currentWatch, "watch");
+    try {
+      WatchEvent<T> event = w.next();
+      return event == null ? Input.ended() : Input.received(event);
+    } catch (Throwable e) {
+      rethrowIfFatal(e);
+      return Input.broke(e);
+    }
+  }
+
+  // ---- the transition function -----------------------------------------------------------------
+
+  /**
+   * The transition function: the only place that changes {@link #state}. Applies {@code in} (the
+   * outcome of what the current state asked for) to the store and the reflector's bookkeeping and
+   * returns the next state. Called by the driving thread, and by close() when none drives.
+   */
+  private ReflectorState transition(Input<T> in) {
+    ReflectorState current = state;
+    ReflectorState next;
+    if (closed || in instanceof Input.Close) {
+      endCycleResources();
+      next = new Stopped();
+    } else {
+      try {
+        next = next(current, in);
+      } catch (Throwable e) {
+        // From what we feed (the store, a transform, a key function), Errors included: as
+        // client-go after a store error, end the cycle and relist after the backoff.
+        rethrowIfFatal(e);
+        next =
+            endCycle(
+                new ReflectorException(name, ReflectorException.Phase.STORE, "store failed", e));
+      }
+    }
+    if (log.isTraceEnabled()) {
+      log.trace("reflector={} {} on {} -> {}", name, current, in.getClass().getSimpleName(), next);
+    }
+    state = next;
+    return next;
+  }
+
+  private ReflectorState next(ReflectorState s, Input<T> in) {
+    if (s instanceof Idle idle) {
+      if (in instanceof Input.BackOff) {
+        ReflectorException cause = idle.lastFailure();
+        if (cause != null) {
+          return new BackingOff(cause, delayAfter(cause), Then.NEXT_CYCLE);
+        }
+      }
+      return startCycle();
+    }
+    if (s instanceof BackingOff b && in instanceof Input.Waited) {
+      return switch (b.then()) {
+        case REWATCH -> new Watching(lastSyncResourceVersion);
+        case RESTREAM -> beginStream();
+        case NEXT_CYCLE -> startCycle();
+      };
+    }
+    if (s instanceof Listing || s instanceof Paging) {
+      return onList(in);
+    }
+    if (s instanceof Streaming st) {
+      return onStream(st, in);
+    }
+    if (s instanceof Watching w) {
+      return onWatch(w, in);
+    }
+    throw new IllegalStateException("no transition from " + s + " on " + in);
+  }
+
+  private ReflectorState startCycle() {
+    cyclesStarted++;
+    internalErrorRetry.reset();
+    log.debug("reflector={} listing and watching", name);
+    return useWatchList ? beginStream() : beginList();
+  }
+
+  private ReflectorState beginList() {
+    String rv = relistResourceVersion();
+    pager = new Pager<>(rv, pageLimit(rv));
+    consistentListReason = null;
+    return pager.state();
+  }
+
+  /** client-go's reflector: which page size its pager gets for a list at {@code rv}. */
+  private @Nullable Long pageLimit(String rv) {
+    if (pageSize > 0) {
+      return pageSize;
+    }
+    if (pageSize == 0) {
+      return null;
+    }
+    if (paginatedResult) {
+      return DEFAULT_PAGE_SIZE; // the server pages "0" lists: no watch cache to spare
+    }
+    if (!rv.isEmpty() && !rv.equals("0")) {
+      return null; // unpaged, so that the watch cache serves it (it serves no paged list at N)
+    }
+    return DEFAULT_PAGE_SIZE;
+  }
+
+  private ReflectorState beginStream() {
+    streamBuffer = new LinkedHashMap<>();
+    streamResourceVersion = "";
+    streamPastAdded = false;
+    return new Streaming(rewatchResourceVersion(), 0);
+  }
+
+  // ---- Listing and Paging ----
+
+  private ReflectorState onList(Input<T> in) {
+    Pager<T> p = Objects.requireNonNull(pager, "pager");
+    if (in instanceof Input.Listed<T> listed) {
+      ListResult<T> all = p.accept(listed.page());
+      return all == null ? p.state() : finishList(p, all);
+    }
+    if (in instanceof Input.ListFailed<T> failed) {
+      Throwable e = failed.error();
+      if (e instanceof RuntimeException re && p.fallBackToFullList(re)) {
+        log.debug("reflector={} continue token expired; listing unpaged", name);
+        return p.state();
+      }
+      if (consistentListReason == null && isExpiredOrTooLarge(e)) {
+        // The version asked for is unusable: ask for the latest, consistently, once.
+        lastSyncResourceVersionUnavailable = true;
+        consistentListReason = (RuntimeException) e;
+        log.debug("reflector={} list at rv={} refused ({}); listing consistently", name,
+            p.resourceVersion(), e.getMessage());
+        pager = new Pager<>(relistResourceVersion(), p.limit());
+        return pager.state();
+      }
+      ReflectorException failure =
+          new ReflectorException(
+              name, ReflectorException.Phase.LIST, "list at rv=" + p.resourceVersion() + " failed",
+              e);
+      if (consistentListReason != null) {
+        failure.addSuppressed(consistentListReason); // why the consistent list ran
+      }
+      return endCycle(failure);
+    }
+    throw new IllegalStateException("no list transition on " + in);
+  }
+
+  private ReflectorState finishList(Pager<T> p, ListResult<T> all) {
+    if (p.resourceVersion().equals("0") && p.paginated()) {
+      paginatedResult = true;
+    }
+    lastSyncResourceVersionUnavailable = false;
+    pager = null;
+    // The resync timer starts before the store learns the full state, so that a test clock moved
+    // as soon as the informer has synced finds it scheduled.
+    startResyncTimer();
+    try {
+      store.replace(all.items(), all.resourceVersion());
+    } catch (RuntimeException e) {
+      return endCycle(
+          new ReflectorException(
+              name, ReflectorException.Phase.STORE, "unable to sync list result", e));
+    }
+    // A list without a resourceVersion (some aggregated APIs) is stored as it is, as client-go
+    // does: the watch then starts from "".
+    lastSyncResourceVersion = all.resourceVersion();
+    log.debug(
+        "reflector={} listed {} objects at rv={}", name, all.items().size(), all.resourceVersion());
+    return enterWatchPhase(/* continuedStream= */ false);
+  }
+
+  // ---- Streaming ----
+
+  private ReflectorState onStream(Streaming st, Input<T> in) {
+    if (in instanceof Input.Opened) {
+      return st;
+    }
+    if (in instanceof Input.OpenFailed<T> failed) {
+      return streamFailed(failed.error(), ReflectorException.Phase.WATCH_START);
+    }
+    if (in instanceof Input.Received<T> received) {
+      WatchEvent<T> event = received.event();
+      if (event.type() == WatchEventType.ERROR) {
+        return streamFailed(
+            Objects.requireNonNull(event.error()), ReflectorException.Phase.WATCH_ERROR_EVENT);
+      }
+      T obj = Objects.requireNonNull(event.object());
+      if (!isExpectedKind(obj)) {
+        return st;
+      }
+      watchEvents++;
+      Map<String, T> buffer = Objects.requireNonNull(streamBuffer, "stream buffer");
+      boolean end = false;
+      switch (event.type()) {
+        case ADDED -> bufferPut(buffer, obj);
+        case MODIFIED -> {
+          streamPastAdded = true;
+          bufferPut(buffer, obj);
+        }
+        case DELETED -> {
+          streamPastAdded = true;
+          buffer.remove(Keys.metaNamespaceKey(obj));
+        }
+        default -> {
+          streamPastAdded = true;
+          end = isInitialEventsEnd(obj);
+        }
+      }
+      if (streamPastAdded) {
+        streamResourceVersion = resourceVersionOf(obj);
+      }
+      return end ? finishStream() : new Streaming(st.resourceVersion(), buffer.size());
+    }
+    if (in instanceof Input.Ended
+        || (in instanceof Input.Broke<T> broke && isConnectionFailure(broke.error()))) {
+      closeCurrentWatch();
+      if (isVeryShortWatch()) {
+        return fallBackToList(veryShortWatch());
+      }
+      log.debug("reflector={} streaming list ended before its end bookmark; streaming again", name);
+      return beginStream();
+    }
+    if (in instanceof Input.Broke<T> broke) {
+      return streamFailed(broke.error(), ReflectorException.Phase.WATCH_STREAM);
+    }
+    throw new IllegalStateException("no streaming transition on " + in);
+  }
+
+  /** Keeps {@code obj}, transformed as the store would (the buffer then holds no second copy). */
+  private void bufferPut(Map<String, T> buffer, T obj) {
+    T kept = obj;
+    if (streamTransform != null) {
+      try {
+        kept = Objects.requireNonNull(streamTransform.apply(obj), "the transform returned null");
+      } catch (RuntimeException e) {
+        // As client-go's temporary store: an object the transform fails on is left out.
+        log.warn("reflector={} transform failed on {}; object left out", name,
+            Keys.metaNamespaceKey(obj), e);
+        return;
+      }
+    }
+    buffer.put(Keys.metaNamespaceKey(kept), kept);
+  }
+
+  /** client-go's {@code isErrorRetriableWithSideEffectsFn}, then its fallback to a list. */
+  private ReflectorState streamFailed(Throwable e, ReflectorException.Phase phase) {
+    closeCurrentWatch();
+    ReflectorException failure = new ReflectorException(name, phase, "streaming list failed", e);
+    if (isRetriableWatchError(e)) {
+      report(failure, /* routine= */ true);
+      return new BackingOff(failure, delayAfter(failure), Then.RESTREAM);
+    }
+    if (isExpiredOrTooLarge(e)) {
+      lastSyncResourceVersionUnavailable = true;
+      report(failure, /* routine= */ true);
+      return beginStream();
+    }
+    return fallBackToList(failure);
+  }
+
+  private ReflectorState fallBackToList(ReflectorException why) {
+    closeCurrentWatch();
+    streamBuffer = null;
+    log.debug("reflector={} streaming list failed; falling back to a list", name, why);
+    report(why, /* routine= */ true);
+    return beginList();
+  }
+
+  private ReflectorState finishStream() {
+    Map<String, T> buffer = Objects.requireNonNull(streamBuffer, "stream buffer");
+    streamBuffer = null;
+    lastSyncResourceVersionUnavailable = false;
+    ArrayList<T> objects = new ArrayList<>(buffer.values());
+    buffer.clear();
+    startResyncTimer(); // before the store learns the full state, as after a list
+    try {
+      if (streamTransform != null) {
+        ((TransformingStore<T>) store).replaceTransformed(objects, streamResourceVersion);
+      } else {
+        store.replace(objects, streamResourceVersion);
+      }
+    } catch (RuntimeException e) {
+      stopResyncTimer();
+      return fallBackToList(
+          new ReflectorException(
+              name, ReflectorException.Phase.STORE, "unable to sync watch-list result", e));
+    }
+    lastSyncResourceVersion = streamResourceVersion;
+    log.debug("reflector={} streamed {} objects at rv={}", name, objects.size(),
+        streamResourceVersion);
+    return enterWatchPhase(/* continuedStream= */ true);
+  }
+
+  // ---- Watching ----
+
+  /** The store holds the full state: watch (going on with the stream's watch if there is one). */
+  private ReflectorState enterWatchPhase(boolean continuedStream) {
+    if (continuedStream) {
+      // client-go's watch loop takes its start time again and counts events afresh.
+      watchStartNanos = clock.nanoTime();
+      watchEvents = 0;
+      pastInitialEvents = true;
+    }
+    return new Watching(lastSyncResourceVersion);
+  }
+
+  private ReflectorState onWatch(Watching w, Input<T> in) {
+    if (in instanceof Input.Opened) {
+      return w;
+    }
+    if (in instanceof Input.OpenFailed<T> failed) {
+      Throwable e = failed.error();
+      ReflectorException failure =
+          new ReflectorException(name, ReflectorException.Phase.WATCH_START, "watch failed", e);
+      if (isRetriableWatchError(e)) {
+        report(failure, /* routine= */ true);
+        return new BackingOff(failure, delayAfter(failure), Then.REWATCH);
+      }
+      return rewatchOrEndCycle(failure, e);
+    }
+    if (in instanceof Input.ResyncFailed<T> failed) {
+      return endCycle(
+          new ReflectorException(
+              name, ReflectorException.Phase.RESYNC, "resync failed", failed.error()));
+    }
+    if (in instanceof Input.Received<T> received) {
+      WatchEvent<T> event = received.event();
+      if (event.type() == WatchEventType.ERROR) {
+        ApiException error = Objects.requireNonNull(event.error());
+        return watchFailed(
+            new ReflectorException(
+                name, ReflectorException.Phase.WATCH_ERROR_EVENT, "watch ended with an error",
+                error),
+            error.isInternalError());
+      }
+      return apply(w, event);
+    }
+    if (in instanceof Input.Ended) {
+      return watchEnded();
+    }
+    if (in instanceof Input.Broke<T> broke) {
+      Throwable e = broke.error();
+      if (isConnectionFailure(e)) {
+        // client-go's stream watcher takes a probable EOF or a timeout for the end of the stream.
+        log.debug("reflector={} watch connection broke: {}", name, e.toString());
+        return watchEnded();
+      }
+      // client-go's stream watcher turns a decoding failure into an ERROR event carrying an
+      // InternalError; re-watching without a retry budget would replay the same bytes.
+      return watchFailed(
+          new ReflectorException(
+              name, ReflectorException.Phase.WATCH_STREAM,
+              "unable to decode an event from the watch stream", e),
+          /* internalError= */ true);
+    }
+    throw new IllegalStateException("no watch transition on " + in);
+  }
+
+  private ReflectorState apply(Watching w, WatchEvent<T> event) {
+    T obj = Objects.requireNonNull(event.object());
+    if (!isExpectedKind(obj)) {
+      return w;
+    }
+    watchEvents++;
+    String rv = resourceVersionOf(obj);
+    switch (event.type()) {
+      case ADDED -> storeWrite(event.type(), obj, () -> store.add(obj));
+      case MODIFIED -> storeWrite(event.type(), obj, () -> store.update(obj));
+      case DELETED -> storeWrite(event.type(), obj, () -> store.delete(obj));
+      default -> storeWrite(event.type(), obj, () -> store.bookmark(rv));
+    }
+    if (event.type() != WatchEventType.ADDED) {
+      pastInitialEvents = true;
+    }
+    if (pastInitialEvents && !rv.isEmpty()) {
+      lastSyncResourceVersion = rv;
+    }
+    return lastSyncResourceVersion.equals(w.resourceVersion())
+        ? w
+        : new Watching(lastSyncResourceVersion);
+  }
+
+  /** As client-go: a store that refuses one event is logged, and the watch goes on. */
+  private void storeWrite(WatchEventType type, T obj, Runnable write) {
+    try {
+      write.run();
+    } catch (RuntimeException e) {
+      log.warn("reflector={} could not store {} event for {} rv={}", name, type,
+          Keys.metaNamespaceKey(obj), resourceVersionOf(obj), e);
+    }
+  }
+
+  /** The watch ended cleanly: re-watch from the last resourceVersion, unless it was too short. */
+  private ReflectorState watchEnded() {
+    closeCurrentWatch();
+    if (isVeryShortWatch()) {
+      ReflectorException failure = veryShortWatch();
+      return rewatchOrEndCycle(failure, failure);
+    }
+    if (!pastInitialEvents) {
+      // Divergence: client-go would watch from "" again, whose synthetic ADDED events cannot tell
+      // what was deleted meanwhile. Relist instead.
+      return endCycle(
+          new ReflectorException(
+              name, ReflectorException.Phase.WATCH_STREAM,
+              "a watch from rv=\"" + lastSyncResourceVersion
+                  + "\" ended before its initial events were over"));
+    }
+    log.debug("reflector={} watch ended after {} events; re-watching from rv={}", name,
+        watchEvents, lastSyncResourceVersion);
+    return new Watching(lastSyncResourceVersion);
+  }
+
+  /** client-go's {@code watch} after {@code handleWatch} returned an error. */
+  private ReflectorState watchFailed(ReflectorException failure, boolean internalError) {
+    closeCurrentWatch();
+    internalErrorRetry.after(internalError);
+    Throwable cause = failure.getCause();
+    if (cause instanceof ApiException api && api.isResourceExpired()) {
+      return endCycle(failure); // the next cycle relists at the last resourceVersion
+    }
+    if (cause instanceof ApiException api && api.isTooManyRequests()) {
+      report(failure, /* routine= */ true);
+      return new BackingOff(failure, delayAfter(failure), Then.REWATCH);
+    }
+    if (internalError && internalErrorRetry.shouldRetry()) {
+      report(failure, /* routine= */ true);
+      return new Watching(lastSyncResourceVersion);
+    }
+    return rewatchOrEndCycle(failure, cause);
+  }
+
+  /** Ends the cycle, or, with {@link Builder#rewatchOnWatchError}, re-watches after a backoff. */
+  private ReflectorState rewatchOrEndCycle(ReflectorException failure, @Nullable Throwable cause) {
+    if (rewatchOnWatchError && !isExpiredOrTooLarge(cause)) {
+      report(failure, /* routine= */ false);
+      return new BackingOff(failure, delayAfter(failure), Then.REWATCH);
+    }
+    return endCycle(failure);
+  }
+
+  private boolean isVeryShortWatch() {
+    return watchEvents == 0 && clock.nanoTime() - watchStartNanos < VERY_SHORT_WATCH.toNanos();
+  }
+
+  private ReflectorException veryShortWatch() {
+    return new ReflectorException(
+        name, ReflectorException.Phase.WATCH_TOO_SHORT,
+        "very short watch: the watch lasted less than a second and no items were received");
+  }
+
+  // ---- the end of a cycle ----
+
+  private ReflectorState endCycle(ReflectorException cause) {
+    endCycleResources();
+    boolean expired = cause.apiError().map(ApiException::isResourceExpired).orElse(false);
+    boolean direct;
+    synchronized (lifecycleLock) {
+      direct = executor == null;
+    }
+    if (!direct) {
+      report(cause, /* routine= */ expired); // listAndWatch() throws it instead
+    } else {
+      notifyHandler(cause);
+    }
+    return new Idle(cause);
+  }
+
+  private void endCycleResources() {
+    closeCurrentWatch();
+    stopResyncTimer();
+    pager = null;
+    streamBuffer = null;
+  }
+
+  private void closeCurrentWatch() {
+    Watch<T> w = currentWatch;
+    currentWatch = null;
+    closeQuietly(w);
+  }
+
+  // ---- resync ----
+
+  private void startResyncTimer() {
+    if (resyncPeriod.isZero()) {
+      return;
+    }
+    synchronized (lifecycleLock) {
+      if (pendingResync != null) {
+        pendingResync.cancel();
+      }
+      long generation = ++resyncGeneration;
+      pendingResync = closed ? null : scheduler.schedule(() -> resyncTick(generation), resyncPeriod);
+    }
+  }
+
+  private void stopResyncTimer() {
+    synchronized (lifecycleLock) {
+      resyncGeneration++;
+      if (pendingResync != null) {
+        pendingResync.cancel();
+        pendingResync = null;
+      }
+    }
+  }
+
+  /** On the scheduler's thread: client-go's {@code startResync}. */
+  private void resyncTick(long generation) {
+    try {
+      if (!closed && shouldResync.getAsBoolean()) {
+        log.debug("reflector={} forcing resync", name);
+        store.resync();
+      }
+    } catch (RuntimeException e) {
+      synchronized (lifecycleLock) {
+        if (generation != resyncGeneration) {
+          return;
+        }
+        pendingResync = null;
+      }
+      resyncFailure = e;
+      Watch<T> w = currentWatch;
+      if (w != null) {
+        closeQuietly(w); // wakes the driving thread, which ends the cycle
+      }
+      return;
+    }
+    synchronized (lifecycleLock) {
+      if (!closed && generation == resyncGeneration) {
+        pendingResync = scheduler.schedule(() -> resyncTick(generation), resyncPeriod);
+      }
+    }
+  }
+
+  private @Nullable RuntimeException takeResyncFailure() {
+    RuntimeException e = resyncFailure;
+    resyncFailure = null;
+    return e;
+  }
+
+  // ---- classification, options, helpers ----
+
+  /** client-go's {@code isWatchErrorRetriable}: connection refused, or 429. */
+  static boolean isRetriableWatchError(@Nullable Throwable e) {
+    if (e instanceof ApiException api) {
+      return api.isTooManyRequests();
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof ConnectException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** A broken connection (an {@link IOException} among the causes), not bad data. */
+  static boolean isConnectionFailure(Throwable e) {
+    if (e instanceof ApiException) {
+      return false;
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof IOException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean isExpiredOrTooLarge(@Nullable Throwable e) {
+    return e instanceof ApiException api
+        && (api.isResourceExpired() || api.isTooLargeResourceVersion());
+  }
+
+  /** client-go's {@code relistResourceVersion}. */
+  private String relistResourceVersion() {
+    if (lastSyncResourceVersionUnavailable) {
+      return "";
+    }
+    return lastSyncResourceVersion.isEmpty() ? "0" : lastSyncResourceVersion;
+  }
+
+  /** client-go's {@code rewatchResourceVersion}: where a streaming list starts. */
+  private String rewatchResourceVersion() {
+    return lastSyncResourceVersionUnavailable ? "" : lastSyncResourceVersion;
+  }
+
+  private ListOptions watchOptions(String rv) {
+    long min = minWatchTimeout.toSeconds();
+    long timeout = min + (long) (random.nextDouble() * min);
+    return ListOptions.builder()
+        .resourceVersion(rv.isEmpty() ? null : rv)
+        .timeoutSeconds(timeout)
+        .allowWatchBookmarks(true)
+        .build();
+  }
+
+  private Duration delayAfter(ReflectorException e) {
+    Duration d = backoff.next();
+    Duration retryAfter = e.apiError().flatMap(ApiException::retryAfter).orElse(Duration.ZERO);
+    return retryAfter.compareTo(d) > 0 ? retryAfter : d;
+  }
+
+  /** client-go's expected-GVK check: an object of another kind is logged and skipped. */
+  private boolean isExpectedKind(T obj) {
+    if (expectedKind == null) {
+      return true;
+    }
+    if (expectedKind.equals(obj.getKind()) && Objects.equals(expectedApiVersion, obj.getApiVersion())) {
+      return true;
+    }
+    log.warn("reflector={} unexpected watch event object of kind {} {} (expected {} {}); ignored",
+        name, obj.getApiVersion(), obj.getKind(), expectedApiVersion, expectedKind);
+    return false;
+  }
+
+  private void report(ReflectorException e, boolean routine) {
+    if (routine) {
+      log.debug("reflector={} {}", name, e.getMessage(), e);
+    } else {
+      log.warn("reflector={} {}; will retry", name, e.getMessage(), e);
+    }
+    notifyHandler(e);
+  }
+
+  private void notifyHandler(ReflectorException e) {
+    WatchErrorHandler h = watchErrorHandler;
+    if (h != null) {
+      try {
+        h.onWatchError(e);
+      } catch (RuntimeException handlerFailure) {
+        log.warn("reflector={} watch error handler threw", name, handlerFailure);
+      }
+    }
+  }
+
+  private static boolean isSyntheticStart(String rv) {
+    return rv.isEmpty() || rv.equals("0");
+  }
+
+  private static boolean isInitialEventsEnd(HasMetadata obj) {
+    ObjectMeta m = obj.getMetadata();
+    return m != null
+        && m.getAnnotations() != null
+        && "true".equals(m.getAnnotations().get(WatchEvent.INITIAL_EVENTS_END_ANNOTATION));
+  }
+
+  private static String resourceVersionOf(@Nullable HasMetadata obj) {
+    if (obj == null || obj.getMetadata() == null) {
+      return "";
+    }
+    String rv = obj.getMetadata().getResourceVersion();
+    return rv == null ? "" : rv;
+  }
+
+  private static void rethrowIfFatal(Throwable e) {
+    if (e instanceof VirtualMachineError vme) {
+      throw vme;
+    }
+  }
+
+  private static void closeQuietly(@Nullable Watch<?> w) {
+    if (w == null) {
+      return;
+    }
+    try {
+      w.close();
+    } catch (RuntimeException e) {
+      log.debug("closing a watch failed", e);
+    }
+  }
+
+  static ThreadFactory namedDaemon(String threadName) {
+    return r -> {
+      Thread t = new Thread(r, threadName);
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  // ---- lifecycle -------------------------------------------------------------------------------
 
   /** Whether the calling thread is this reflector's own thread (inside a callback it runs). */
   boolean isReflectorThread() {
@@ -233,44 +1256,48 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   }
 
   /**
-   * Stops the loop: ends the open watch, cancels pending retries and the resync tick, interrupts
-   * the reflector thread and, if that did not end it within a moment, cancels the request it has in
-   * flight (a list, or a watch being opened) through {@link ListerWatcher#cancelCalls}, since an
-   * interrupt does not end a blocked socket read (OkHttp over HTTP/1.1); then waits for the thread
-   * to end. Called on the reflector
-   * thread itself (from a {@link WatchErrorHandler}, or from a transform), it neither interrupts nor
-   * waits for that thread, which ends as soon as the callback returns. Idempotent.
+   * Stops the reflector: ends the open watch, cancels the pending wait and the resync tick,
+   * interrupts the reflector thread and, if that did not end it within a moment, cancels the
+   * request it has in flight (a list, or a watch being opened) through {@link
+   * ListerWatcher#cancelCalls}, since an interrupt does not end a blocked socket read (OkHttp over
+   * HTTP/1.1); then waits for the thread to end. Called on the reflector thread itself (from a
+   * {@link WatchErrorHandler}, or from a transform), it neither interrupts nor waits for that
+   * thread, which ends as soon as the callback returns. A {@link #listAndWatch()} running on
+   * another thread returns once its request in flight returns. Idempotent.
    */
   @Override
   public void close() {
-    ExecutorService e;
+    Executor e;
+    Thread driver;
     synchronized (lifecycleLock) {
       if (closed) {
         return;
       }
       closed = true;
       e = executor;
-      if (pendingRetry != null) {
-        pendingRetry.cancel();
+      driver = drivingThread;
+      if (pendingWait != null) {
+        pendingWait.cancel();
+      }
+      if (directWait != null) {
+        directWait.countDown();
       }
       if (pendingResync != null) {
         pendingResync.cancel();
       }
     }
-    Watch<T> w = currentWatch;
-    if (w != null) {
-      w.close();
-    }
-    if (e != null) {
-      if (threads.contains(Thread.currentThread())) {
-        e.shutdown(); // called from a callback on our own thread: neither interrupt nor wait
+    closeQuietly(currentWatch);
+    boolean onOwnThread = threads.contains(Thread.currentThread()) || driver == Thread.currentThread();
+    if (e instanceof ExecutorService es && e != runOn) {
+      if (onOwnThread) {
+        es.shutdown(); // called from a callback on our own thread: neither interrupt nor wait
       } else {
         // Abandon a list (or watch) request in flight instead of waiting for it: the interrupt
         // reaches a thread waiting in Java (OkHttp over HTTP/2 waits so), the cancellation one
         // blocked in a socket read (HTTP/1.1). Cancel only if the interrupt did not do: OkHttp
         // may keep a pooled HTTP/2 connection busy after a call cancelled before its headers.
-        e.shutdownNow();
-        if (!awaitTermination(e, INTERRUPT_GRACE)) {
+        es.shutdownNow();
+        if (!awaitTermination(es, INTERRUPT_GRACE)) {
           for (Thread t : threads) {
             try {
               listerWatcher.cancelCalls(t);
@@ -279,7 +1306,15 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
             }
           }
         }
-        awaitThreads(e);
+        awaitThreads(es);
+      }
+    }
+    if (!onOwnThread) {
+      synchronized (lifecycleLock) {
+        driver = drivingThread;
+      }
+      if (driver == null) {
+        transition(Input.close()); // no thread drives any more: stop here
       }
     }
     log.debug("reflector={} closed", name);
@@ -311,506 +1346,123 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     }
   }
 
-  // ---- the loop --------------------------------------------------------------------------------
+  // ---- inputs and the internal-error budget ----------------------------------------------------
 
-  /** Runs list/watch attempts until one fails or the reflector closes; a failure reschedules. */
-  private void runAttempts() {
-    while (!closed) {
-      try {
-        @Nullable Watch<T> openWatch = null;
-        if (needsList) {
-          openWatch = listOrStream();
-        }
-        if (closed) {
-          closeQuietly(openWatch);
-          return;
-        }
-        watch(openWatch);
-      } catch (ReflectorException e) {
-        if (closed) {
-          return;
-        }
-        report(e);
-        scheduleRetry(delayAfter(e));
-        return;
-      } catch (Throwable e) {
-        // Not from the list or watch but from what we feed (the store, a transform, a key
-        // function), Errors included: a thread ended by an AssertionError would leave the cache
-        // stale for good. As client-go after a store error, back off and relist.
-        if (closed) {
-          return;
-        }
-        needsList = true;
-        ReflectorException re =
-            new ReflectorException(
-                name, ReflectorException.Phase.WATCH_STREAM, "unexpected failure", e);
-        report(re);
-        scheduleRetry(delayAfter(re));
-        return;
-      }
+  /** What a driver feeds the transition function: the outcome of what the state asked for. */
+  private sealed interface Input<T> {
+    record Start<T>() implements Input<T> {}
+
+    record BackOff<T>() implements Input<T> {}
+
+    record Waited<T>() implements Input<T> {}
+
+    record Close<T>() implements Input<T> {}
+
+    record Listed<T>(ListResult<T> page) implements Input<T> {}
+
+    record ListFailed<T>(Throwable error) implements Input<T> {}
+
+    record Opened<T>() implements Input<T> {}
+
+    record OpenFailed<T>(Throwable error) implements Input<T> {}
+
+    record Received<T>(WatchEvent<T> event) implements Input<T> {}
+
+    record Ended<T>() implements Input<T> {}
+
+    record Broke<T>(Throwable error) implements Input<T> {}
+
+    record ResyncFailed<T>(RuntimeException error) implements Input<T> {}
+
+    static <T> Input<T> start() {
+      return new Start<>();
+    }
+
+    static <T> Input<T> backOff() {
+      return new BackOff<>();
+    }
+
+    static <T> Input<T> waited() {
+      return new Waited<>();
+    }
+
+    static <T> Input<T> close() {
+      return new Close<>();
+    }
+
+    static <T> Input<T> listed(ListResult<T> page) {
+      return new Listed<>(page);
+    }
+
+    static <T> Input<T> listFailed(Throwable e) {
+      return new ListFailed<>(e);
+    }
+
+    static <T> Input<T> opened() {
+      return new Opened<>();
+    }
+
+    static <T> Input<T> openFailed(Throwable e) {
+      return new OpenFailed<>(e);
+    }
+
+    static <T> Input<T> received(WatchEvent<T> event) {
+      return new Received<>(event);
+    }
+
+    static <T> Input<T> ended() {
+      return new Ended<>();
+    }
+
+    static <T> Input<T> broke(Throwable e) {
+      return new Broke<>(e);
+    }
+
+    static <T> Input<T> resyncFailed(RuntimeException e) {
+      return new ResyncFailed<>(e);
     }
   }
 
   /**
-   * Whether a failure is the routine end of a watch stream, logged at DEBUG and followed by a
-   * re-watch: the connection broke (an {@link IOException} among the causes) or the stream ended
-   * without a cause of its own. A stream that failed on what the server sent (malformed JSON, an
-   * unknown event type, an event over the size limit) is not routine: it is logged as a WARN and
-   * followed by a relist, since a server that keeps sending it keeps the informer from seeing
-   * changes.
+   * client-go's {@code RetryWithDeadline(MaxInternalErrorRetryDuration, time.Minute,
+   * IsInternalError)}: internal errors are re-watched at once while the first of a run of them is
+   * at most the maximum duration ago; a minute without one starts a new run. A maximum of zero
+   * (the default) never re-watches.
    */
-  static boolean isRoutineStreamEnd(ReflectorException e) {
-    if (e.phase() != ReflectorException.Phase.WATCH_STREAM) {
-      return false;
+  private final class InternalErrorRetry {
+    private long firstErrorNanos;
+    private long lastErrorNanos;
+    private boolean any;
+
+    void reset() {
+      any = false;
     }
-    Throwable cause = e.getCause();
-    if (cause == null) {
-      return true;
+
+    void after(boolean internalError) {
+      if (!internalError) {
+        return;
+      }
+      long now = clock.nanoTime();
+      if (!any || now - lastErrorNanos >= INTERNAL_ERROR_RESET.toNanos()) {
+        any = true;
+        firstErrorNanos = now;
+      }
+      lastErrorNanos = now;
     }
-    for (Throwable t = cause; t != null; t = t.getCause()) {
-      if (t instanceof IOException) {
+
+    boolean shouldRetry() {
+      if (maxInternalErrorRetryDuration.isZero()) {
+        return false;
+      }
+      if (any && clock.nanoTime() - firstErrorNanos <= maxInternalErrorRetryDuration.toNanos()) {
         return true;
       }
-    }
-    return false;
-  }
-
-  private void scheduleRetry(Duration delay) {
-    synchronized (lifecycleLock) {
-      if (closed || executor == null) {
-        return;
-      }
-      ExecutorService e = executor;
-      log.debug("reflector={} retrying in {}", name, delay);
-      pendingRetry =
-          scheduler.schedule(
-              () -> {
-                try {
-                  e.execute(this::runAttempts);
-                } catch (java.util.concurrent.RejectedExecutionException closing) {
-                  // closed meanwhile: nothing to do
-                }
-              },
-              delay);
+      reset();
+      return false;
     }
   }
 
-  private Duration delayAfter(ReflectorException e) {
-    Duration d = backoff.next();
-    Duration retryAfter = e.apiError().flatMap(ApiException::retryAfter).orElse(Duration.ZERO);
-    return retryAfter.compareTo(d) > 0 ? retryAfter : d;
-  }
-
-  private void report(ReflectorException e) {
-    boolean expected =
-        isRoutineStreamEnd(e) || e.apiError().map(ApiException::isResourceExpired).orElse(false);
-    if (expected) {
-      log.debug("reflector={} {}", name, e.getMessage(), e);
-    } else {
-      log.warn("reflector={} list/watch failed; will retry", name, e);
-    }
-    WatchErrorHandler h = watchErrorHandler;
-    if (h != null) {
-      try {
-        h.onWatchError(e);
-      } catch (RuntimeException handlerFailure) {
-        log.warn("reflector={} watch error handler threw", name, handlerFailure);
-      }
-    }
-  }
-
-  /**
-   * Brings the store to the full current state: a streaming list if enabled (returning its still
-   * open watch), else a paged list (returning null).
-   */
-  private @Nullable Watch<T> listOrStream() {
-    if (streamingList) {
-      try {
-        Watch<T> w = streamInitialState();
-        needsList = false;
-        return w;
-      } catch (ReflectorException e) {
-        if (closed) {
-          throw e;
-        }
-        log.debug("reflector={} streaming list failed, falling back to a list", name, e);
-        report(e);
-      }
-    }
-    list();
-    needsList = false;
-    return null;
-  }
-
-  private void list() {
-    String rv = relistResourceVersion();
-    ListResult<T> all;
-    try {
-      all = listAllPages(rv);
-    } catch (ApiException e) {
-      if (!rv.isEmpty() && (e.isResourceExpired() || e.isTooLargeResourceVersion())) {
-        // client-go: the version we asked for is unusable; ask for the latest, consistently.
-        log.debug(
-            "reflector={} list at rv={} refused ({}); listing consistently",
-            name,
-            rv,
-            e.getMessage());
-        lastSyncResourceVersionUnavailable = true;
-        try {
-          all = listAllPages("");
-        } catch (RuntimeException again) {
-          ReflectorException failed =
-              new ReflectorException(
-                  name,
-                  ReflectorException.Phase.LIST,
-                  "consistent list failed after the list at rv=" + rv + " was refused",
-                  again);
-          failed.addSuppressed(e); // why the consistent list ran
-          throw failed;
-        }
-      } else {
-        throw new ReflectorException(name, ReflectorException.Phase.LIST, "list failed", e);
-      }
-    } catch (RuntimeException e) {
-      throw new ReflectorException(name, ReflectorException.Phase.LIST, "list failed", e);
-    }
-    // A list without a resourceVersion (some aggregated APIs) is stored as it is, as client-go
-    // does: the watch then starts from "", and the server begins it with an ADDED event for every
-    // object (see watch()).
-    store.replace(all.items(), all.resourceVersion());
-    lastSyncResourceVersion = all.resourceVersion();
-    lastSyncResourceVersionUnavailable = false;
-    log.debug(
-        "reflector={} listed {} objects at rv={}", name, all.items().size(), all.resourceVersion());
-  }
-
-  /**
-   * Lists every page at {@code rv}. Paging follows client-go's reflector: page when listing at "0"
-   * or consistently, but not when relisting at a specific version (the watch cache serves that only
-   * unpaged) unless the server showed it pages "0" lists (no watch cache).
-   */
-  private ListResult<T> listAllPages(String rv) {
-    Long limit = pageSize > 0 ? pageSize : null;
-    if (!rv.isEmpty() && !rv.equals("0") && !paginatedResult) {
-      limit = null;
-    }
-    ListOptions first =
-        ListOptions.builder().resourceVersion(rv.isEmpty() ? null : rv).limit(limit).build();
-    ListResult<T> page = listerWatcher.list(first);
-    if (!page.hasMore()) {
-      return page;
-    }
-    if (rv.equals("0")) {
-      paginatedResult = true;
-    }
-    List<T> items = new ArrayList<>(page.items());
-    String listRv = page.resourceVersion();
-    while (page.hasMore()) {
-      if (closed) {
-        throw new ReflectorException(name, ReflectorException.Phase.LIST, "closed while listing");
-      }
-      try {
-        page =
-            listerWatcher.list(
-                ListOptions.builder().limit(limit).continueToken(page.continueToken()).build());
-      } catch (ApiException e) {
-        if (!e.isResourceExpired()) {
-          throw e;
-        }
-        // client-go's pager (FullListIfExpired): the continue token expired mid-way; list
-        // everything at once at the requested version instead.
-        log.debug("reflector={} continue token expired; listing unpaged", name);
-        return listerWatcher.list(
-            ListOptions.builder().resourceVersion(rv.isEmpty() ? null : rv).build());
-      }
-      items.addAll(page.items());
-    }
-    return new ListResult<>(items, listRv, null, null);
-  }
-
-  /** client-go's {@code relistResourceVersion}. */
-  private String relistResourceVersion() {
-    if (lastSyncResourceVersionUnavailable) {
-      return "";
-    }
-    return lastSyncResourceVersion.isEmpty() ? "0" : lastSyncResourceVersion;
-  }
-
-  private ListOptions watchOptions() {
-    long min = minWatchTimeout.toSeconds();
-    long timeout = min + (long) (random.nextDouble() * min);
-    String rv = lastSyncResourceVersion;
-    return ListOptions.builder()
-        .resourceVersion(rv.isEmpty() ? null : rv)
-        .timeoutSeconds(Math.max(1, timeout))
-        .allowWatchBookmarks(true)
-        .build();
-  }
-
-  /** A streaming list: returns the watch, still open, once the initial state is in the store. */
-  private Watch<T> streamInitialState() {
-    String rv = lastSyncResourceVersionUnavailable ? "" : lastSyncResourceVersion;
-    ListOptions options =
-        watchOptions().toBuilder()
-            .resourceVersion(rv.isEmpty() ? null : rv)
-            .resourceVersionMatch(ListOptions.NOT_OLDER_THAN)
-            .sendInitialEvents(true)
-            .build();
-    Watch<T> w = openWatch(options);
-    Map<String, T> initial = new LinkedHashMap<>();
-    try {
-      while (!closed) {
-        WatchEvent<T> event = w.next();
-        if (event == null) {
-          throw new ReflectorException(
-              name,
-              ReflectorException.Phase.WATCH_STREAM,
-              "streaming list ended before its initial-events-end bookmark");
-        }
-        switch (event.type()) {
-          case ADDED, MODIFIED ->
-              initial.put(Keys.metaNamespaceKey(event.object()), event.object());
-          case DELETED -> initial.remove(Keys.metaNamespaceKey(event.object()));
-          case ERROR -> throw watchErrorEvent(event.error());
-          case BOOKMARK -> {
-            String bookmarkRv = resourceVersionOf(event.object());
-            if (isInitialEventsEnd(event.object())) {
-              store.replace(new ArrayList<>(initial.values()), bookmarkRv);
-              lastSyncResourceVersion = bookmarkRv;
-              lastSyncResourceVersionUnavailable = false;
-              log.debug(
-                  "reflector={} streamed {} objects at rv={}", name, initial.size(), bookmarkRv);
-              return w;
-            }
-          }
-        }
-      }
-      throw new ReflectorException(
-          name, ReflectorException.Phase.WATCH_STREAM, "closed while streaming");
-    } catch (RuntimeException e) {
-      currentWatch = null;
-      closeQuietly(w);
-      if (e instanceof ReflectorException re) {
-        throw re;
-      }
-      throw new ReflectorException(
-          name, ReflectorException.Phase.WATCH_STREAM, "streaming list broke", e);
-    }
-  }
-
-  private static boolean isInitialEventsEnd(HasMetadata obj) {
-    ObjectMeta m = obj.getMetadata();
-    return m != null
-        && m.getAnnotations() != null
-        && "true".equals(m.getAnnotations().get(WatchEvent.INITIAL_EVENTS_END_ANNOTATION));
-  }
-
-  private Watch<T> openWatch(ListOptions options) {
-    Watch<T> w;
-    try {
-      w = listerWatcher.watch(options);
-    } catch (ApiException e) {
-      noteRelistIfNeeded(e);
-      throw new ReflectorException(name, ReflectorException.Phase.WATCH_START, "watch refused", e);
-    } catch (RuntimeException e) {
-      throw new ReflectorException(
-          name, ReflectorException.Phase.WATCH_START, "watch failed to start", e);
-    }
-    currentWatch = w;
-    if (closed) {
-      // close() may have run between the call and the assignment above
-      closeQuietly(w);
-    }
-    return w;
-  }
-
-  /** Watches until the stream ends cleanly (returns) or fails (throws). */
-  private void watch(@Nullable Watch<T> alreadyOpen) {
-    // As client-go, start the clock before the request: some proxies send the response headers
-    // only with the first event, so the call itself may take the whole short watch.
-    long started = clock.nanoTime();
-    ListOptions options = alreadyOpen != null ? null : watchOptions();
-    Watch<T> w = alreadyOpen != null ? alreadyOpen : openWatch(options);
-    // A watch from "" or "0" (after a list that carried no resourceVersion) begins with synthetic
-    // ADDED events for every object, in no resourceVersion order: as client-go, take no
-    // resourceVersion from them, since resuming from one could skip objects not yet sent; the
-    // first other event (a change or a bookmark) shows the watch is past them.
-    boolean pastInitialEvents = options == null || !isSyntheticStart(options.resourceVersion());
-    int events = 0;
-    try {
-      while (!closed) {
-        WatchEvent<T> event;
-        try {
-          event = w.next();
-        } catch (RuntimeException e) {
-          ReflectorException broke =
-              new ReflectorException(
-                  name, ReflectorException.Phase.WATCH_STREAM, "watch stream broke", e);
-          if (closed) {
-            throw broke;
-          }
-          if (!isRoutineStreamEnd(broke)) {
-            // Bad data from the server. client-go's stream watcher turns it into an ERROR event
-            // and the reflector relists after its backoff; re-watching from the last
-            // resourceVersion instead would replay the event that failed, forever.
-            needsList = true;
-            throw broke;
-          }
-          if (isTooShort(alreadyOpen, started, events)) {
-            throw broke; // broke at once: back off before trying again
-          }
-          // A broken connection ends the stream as a clean end does (client-go's stream watcher
-          // takes a probable EOF or a timeout for the end): re-watch at once from the last
-          // resourceVersion, however long the watch stayed quiet. Backing off here would leave the
-          // cache stale for up to a minute after every routine disconnect, and the backoff would
-          // grow across the idle cuts of a quiet resource. Still reported, at DEBUG.
-          report(broke);
-          break;
-        }
-        if (event == null) {
-          break;
-        }
-        events++;
-        pastInitialEvents |= event.type() != WatchEventType.ADDED;
-        apply(event, pastInitialEvents);
-      }
-    } finally {
-      currentWatch = null;
-      closeQuietly(w);
-      if (!pastInitialEvents) {
-        // It ended, however, before showing it was past its synthetic ADDED events: the
-        // resourceVersion is still "", and a watch from "" again would not report what was
-        // deleted meanwhile. Relist instead.
-        needsList = true;
-      }
-    }
-    if (!closed && isTooShort(alreadyOpen, started, events)) {
-      throw new ReflectorException(
-          name,
-          ReflectorException.Phase.WATCH_TOO_SHORT,
-          "watch ended within a second without any event");
-    }
-    if (!closed) {
-      log.debug(
-          "reflector={} watch ended after {} events; re-watching from rv={}",
-          name,
-          events,
-          lastSyncResourceVersion);
-    }
-  }
-
-  /**
-   * client-go's "very short watch": opened by watch() (not a streaming list's, whose time went
-   * into the initial events), under {@link #TOO_SHORT_WATCH} ago, without any event.
-   */
-  private boolean isTooShort(@Nullable Watch<T> alreadyOpen, long started, int events) {
-    return alreadyOpen == null
-        && events == 0
-        && clock.nanoTime() - started < TOO_SHORT_WATCH.toNanos();
-  }
-
-  private static boolean isSyntheticStart(@Nullable String rv) {
-    return rv == null || rv.isEmpty() || rv.equals("0");
-  }
-
-  /** Applies one event; takes its resourceVersion as the last one seen if {@code advanceRv}. */
-  private void apply(WatchEvent<T> event, boolean advanceRv) {
-    switch (event.type()) {
-      case ERROR -> throw watchErrorEvent(event.error());
-      case BOOKMARK -> {
-        String rv = resourceVersionOf(event.object());
-        if (!rv.isEmpty() && advanceRv) {
-          lastSyncResourceVersion = rv;
-          store.bookmark(rv);
-        }
-        log.trace("reflector={} bookmark rv={}", name, rv);
-      }
-      case ADDED, MODIFIED, DELETED -> {
-        T obj = Objects.requireNonNull(event.object());
-        try {
-          switch (event.type()) {
-            case ADDED -> store.add(obj);
-            case MODIFIED -> store.update(obj);
-            default -> store.delete(obj);
-          }
-        } catch (RuntimeException e) {
-          // client-go logs and goes on: one unstorable object must not stall the informer.
-          log.warn(
-              "reflector={} could not store {} event for rv={}",
-              name,
-              event.type(),
-              resourceVersionOf(obj),
-              e);
-        }
-        String rv = resourceVersionOf(obj);
-        if (!rv.isEmpty() && advanceRv) {
-          lastSyncResourceVersion = rv;
-        }
-      }
-    }
-  }
-
-  private ReflectorException watchErrorEvent(@Nullable ApiException error) {
-    ApiException e = Objects.requireNonNull(error);
-    noteRelistIfNeeded(e);
-    return new ReflectorException(
-        name, ReflectorException.Phase.WATCH_ERROR_EVENT, "watch ended with an error", e);
-  }
-
-  private void noteRelistIfNeeded(ApiException e) {
-    if (e.isTooLargeResourceVersion()) {
-      needsList = true;
-      lastSyncResourceVersionUnavailable = true;
-    } else if (e.isResourceExpired()) {
-      // client-go: relist at the last version (NotOlderThan semantics, served by the watch cache);
-      // if that is refused too, list() falls back to a consistent list.
-      needsList = true;
-    }
-  }
-
-  private void resyncTick() {
-    try {
-      if (!closed && shouldResync.getAsBoolean()) {
-        store.resync();
-      }
-    } catch (RuntimeException e) {
-      // One failed resync must not stop the next ones (PITFALLS: fabric8 #7435).
-      log.warn("reflector={} resync failed; will try again in {}", name, resyncPeriod, e);
-    } finally {
-      synchronized (lifecycleLock) {
-        if (!closed) {
-          pendingResync = scheduler.schedule(this::resyncTick, resyncPeriod);
-        }
-      }
-    }
-  }
-
-  private static String resourceVersionOf(@Nullable HasMetadata obj) {
-    if (obj == null || obj.getMetadata() == null) {
-      return "";
-    }
-    String rv = obj.getMetadata().getResourceVersion();
-    return rv == null ? "" : rv;
-  }
-
-  private static void closeQuietly(@Nullable Watch<?> w) {
-    if (w == null) {
-      return;
-    }
-    try {
-      w.close();
-    } catch (RuntimeException e) {
-      log.debug("closing a watch failed", e);
-    }
-  }
-
-  static ThreadFactory namedDaemon(String threadName) {
-    return r -> {
-      Thread t = new Thread(r, threadName);
-      t.setDaemon(true);
-      return t;
-    };
-  }
+  // ---- the builder -----------------------------------------------------------------------------
 
   /**
    * Builds a {@link Reflector}.
@@ -823,17 +1475,22 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     private final String name;
     private final ListerWatcher<T> listerWatcher;
     private final Store<T> store;
-    private long pageSize = 500;
-    private boolean streamingList;
-    private Duration minWatchTimeout = Duration.ofMinutes(5);
+    private long pageSize = PAGE_SIZE_UNSET;
+    private boolean streamingList = true;
+    private Duration minWatchTimeout = MIN_WATCH_TIMEOUT_FLOOR;
     private Duration resyncPeriod = Duration.ZERO;
     private BooleanSupplier shouldResync = () -> true;
     private Clock clock = Clock.system();
     private Scheduler scheduler = Scheduler.system();
     private @Nullable RandomGenerator random;
     private @Nullable Backoff backoff;
+    private Duration maxInternalErrorRetryDuration = Duration.ZERO;
+    private boolean rewatchOnWatchError;
+    private @Nullable String expectedApiVersion;
+    private @Nullable String expectedKind;
     private @Nullable WatchErrorHandler watchErrorHandler;
     private @Nullable ThreadFactory threadFactory;
+    private @Nullable Executor runOn;
 
     private Builder(String name, ListerWatcher<T> listerWatcher, Store<T> store) {
       if (name.isBlank()) {
@@ -844,7 +1501,12 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
       this.store = Objects.requireNonNull(store, "store");
     }
 
-    /** Page size of lists ({@code limit}); 0 disables paging. Default 500. */
+    /**
+     * The page size ({@code limit}) of every list, relists at a resourceVersion included (client-go's
+     * {@code WatchListPageSize}); 0 never pages. Unset (the default), lists are paged by 500
+     * except a relist at a resourceVersion, which is unpaged so that the watch cache can serve it,
+     * unless the first list came back paged.
+     */
     public Builder<T> pageSize(long pageSize) {
       if (pageSize < 0) {
         throw new IllegalArgumentException("pageSize must not be negative: " + pageSize);
@@ -853,25 +1515,36 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
       return this;
     }
 
-    /** Use a streaming list ({@code sendInitialEvents=true}) instead of a list. Default false. */
+    /**
+     * Whether to begin each cycle with a streaming list ({@code sendInitialEvents=true}), falling
+     * back to a list when the server refuses it. Default true, as client-go 1.36's {@code
+     * WatchListClient} gate. Ignored for a {@link ListerWatcher} that says it cannot stream.
+     */
     public Builder<T> streamingList(boolean streamingList) {
       this.streamingList = streamingList;
       return this;
     }
 
-    /** Watches ask for a timeout between this and twice this. Default 5 minutes. */
+    /**
+     * Watches ask for a server timeout between this and twice this. Default, and at least, 5
+     * minutes: shorter values are raised to it, as client-go does to spare the control plane.
+     */
     public Builder<T> minWatchTimeout(Duration minWatchTimeout) {
       if (minWatchTimeout.toSeconds() < 1) {
         throw new IllegalArgumentException(
             "minWatchTimeout must be at least 1s: " + minWatchTimeout);
       }
-      this.minWatchTimeout = minWatchTimeout;
+      this.minWatchTimeout =
+          minWatchTimeout.compareTo(MIN_WATCH_TIMEOUT_FLOOR) < 0
+              ? MIN_WATCH_TIMEOUT_FLOOR
+              : minWatchTimeout;
       return this;
     }
 
     /**
-     * Calls {@link Store#resync()} every {@code period} when {@code shouldResync} agrees; zero (the
-     * default) disables resync.
+     * Calls {@link Store#resync()} every {@code period} while watching, when {@code shouldResync}
+     * agrees; zero (the default) disables resync. The timer starts anew with each cycle's watch;
+     * a resync that throws ends the cycle (client-go's {@code resyncerrc}).
      */
     public Builder<T> resync(Duration period, BooleanSupplier shouldResync) {
       if (period.isNegative()) {
@@ -888,7 +1561,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
       return this;
     }
 
-    /** Where waits are scheduled. Default {@link Scheduler#system()}. */
+    /** Where waits and resync ticks are scheduled. Default {@link Scheduler#system()}. */
     public Builder<T> scheduler(Scheduler scheduler) {
       this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
       return this;
@@ -900,13 +1573,47 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
       return this;
     }
 
-    /** The backoff between failed attempts. Default {@link Backoff#clientGoDefault}. */
+    /** The backoff between cycles and before 429 retries. Default {@link Backoff#clientGoDefault}. */
     public Builder<T> backoff(Backoff backoff) {
       this.backoff = Objects.requireNonNull(backoff, "backoff");
       return this;
     }
 
-    /** Told of every failed attempt. Default none (failures are still logged). */
+    /**
+     * How long a run of internal errors (500) on the watch is re-watched at once instead of ending
+     * the cycle (client-go's {@code MaxInternalErrorRetryDuration}). Default zero: never.
+     */
+    public Builder<T> maxInternalErrorRetryDuration(Duration max) {
+      if (max.isNegative()) {
+        throw new IllegalArgumentException("max must not be negative: " + max);
+      }
+      this.maxInternalErrorRetryDuration = max;
+      return this;
+    }
+
+    /**
+     * Off by default (client-go's behaviour: relist). When on, a watch that fails in a way that
+     * leaves the last resourceVersion usable (a refused watch, an ERROR event other than 410 and
+     * too-large, a stream that could not be decoded, a very short watch) is re-watched from that
+     * resourceVersion after the backoff instead of ending the cycle with a relist: equally correct,
+     * as every event up to it is in the store, and it spares the server a full list per hiccup.
+     */
+    public Builder<T> rewatchOnWatchError(boolean rewatch) {
+      this.rewatchOnWatchError = rewatch;
+      return this;
+    }
+
+    /**
+     * The {@code apiVersion} and {@code kind} of the objects the watch must bring (client-go's
+     * expected GVK); an event whose object is of another kind is logged and skipped. Default none.
+     */
+    public Builder<T> expectedKind(String apiVersion, String kind) {
+      this.expectedApiVersion = Objects.requireNonNull(apiVersion, "apiVersion");
+      this.expectedKind = Objects.requireNonNull(kind, "kind");
+      return this;
+    }
+
+    /** Told of every failure. Default none (failures are still logged). */
     public Builder<T> watchErrorHandler(@Nullable WatchErrorHandler handler) {
       this.watchErrorHandler = handler;
       return this;
@@ -915,6 +1622,15 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     /** Makes the reflector's thread. Default a daemon thread {@code kinformer-<name>-reflector}. */
     public Builder<T> threadFactory(ThreadFactory threadFactory) {
       this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
+      return this;
+    }
+
+    /**
+     * Runs {@link #start()}'s loop on {@code executor} instead of a thread of its own: tests pass a
+     * direct executor, so that the loop runs on the test thread until it waits on the clock.
+     */
+    Builder<T> runOn(Executor executor) {
+      this.runOn = Objects.requireNonNull(executor, "executor");
       return this;
     }
 

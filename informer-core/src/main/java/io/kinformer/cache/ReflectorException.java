@@ -4,10 +4,12 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A failure of one list or watch attempt of a {@link Reflector}. The reflector itself never stops
- * because of one: it backs off, then re-watches from the last resourceVersion it saw, or relists
- * when the server says that version is gone. This exception only reports what happened, to logs and
- * to the {@link WatchErrorHandler}.
+ * A failure met by a {@link Reflector}: what ended one list-and-watch cycle ({@link
+ * Reflector#listAndWatch()} throws it; {@link ReflectorState.Idle} and {@link
+ * ReflectorState.BackingOff} carry it), or what the reflector recovered from inside a cycle (a 429
+ * on a watch, a refused streaming list). A reflector started with {@link Reflector#start()} never
+ * stops because of one: it backs off and tries again. Each is also reported to the {@link
+ * WatchErrorHandler}.
  *
  * <p>{@link #phase()} says where the attempt failed; {@link #getCause()} holds the underlying error
  * (often an {@link ApiException}, see {@link #apiError()}).
@@ -32,7 +34,11 @@ public final class ReflectorException extends InformerException {
      */
     WATCH_STREAM,
     /** A watch ended cleanly within a second without delivering any event. */
-    WATCH_TOO_SHORT
+    WATCH_TOO_SHORT,
+    /** {@link Store#resync()} threw; the watch cycle ends, as client-go's. */
+    RESYNC,
+    /** The store (or a transform or key function it runs) failed on what the server sent. */
+    STORE
   }
 
   private final String reflectorName;

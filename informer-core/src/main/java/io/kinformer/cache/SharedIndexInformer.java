@@ -209,9 +209,14 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
     @Nullable Executor deliveryExecutor;
     @Nullable Executor processingExecutor;
     @Nullable ThreadFactory threadFactory;
-    long pageSize = 500;
-    boolean streamingList;
+    /** Negative: not set, the reflector pages as client-go's decides. */
+    long pageSize = -1;
+    boolean streamingList = true;
     Duration minWatchTimeout = Duration.ofMinutes(5);
+    @Nullable String expectedApiVersion;
+    @Nullable String expectedKind;
+    Duration maxInternalErrorRetryDuration = Duration.ZERO;
+    boolean rewatchOnWatchError;
 
     private Builder(String name, ListerWatcher<T> listerWatcher) {
       if (name.isBlank()) {
@@ -298,7 +303,11 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
       return this;
     }
 
-    /** Page size of lists. Default 500; 0 disables paging. */
+    /**
+     * Page size of every list, relists at a resourceVersion included (see {@link
+     * Reflector.Builder#pageSize}); 0 disables paging. Unset (the default), lists are paged by 500
+     * except relists at a resourceVersion, as client-go's reflector does.
+     */
     public Builder<T> pageSize(long pageSize) {
       if (pageSize < 0) {
         throw new IllegalArgumentException("pageSize must not be negative: " + pageSize);
@@ -307,9 +316,44 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
       return this;
     }
 
-    /** Use a streaming list (watch with {@code sendInitialEvents}) instead of a list. */
+    /**
+     * Begin each list-and-watch cycle with a streaming list (watch with {@code sendInitialEvents}),
+     * falling back to a list when the server refuses it. Default true, as client-go 1.36 (see
+     * {@link Reflector.Builder#streamingList}).
+     */
     public Builder<T> streamingList(boolean streamingList) {
       this.streamingList = streamingList;
+      return this;
+    }
+
+    /**
+     * The {@code apiVersion} and {@code kind} the watched objects must have; others are logged and
+     * skipped (see {@link Reflector.Builder#expectedKind}). Default none.
+     */
+    public Builder<T> expectedKind(String apiVersion, String kind) {
+      this.expectedApiVersion = Objects.requireNonNull(apiVersion, "apiVersion");
+      this.expectedKind = Objects.requireNonNull(kind, "kind");
+      return this;
+    }
+
+    /**
+     * How long internal errors on the watch are re-watched at once (see {@link
+     * Reflector.Builder#maxInternalErrorRetryDuration}). Default zero: never.
+     */
+    public Builder<T> maxInternalErrorRetryDuration(Duration max) {
+      if (max.isNegative()) {
+        throw new IllegalArgumentException("max must not be negative: " + max);
+      }
+      this.maxInternalErrorRetryDuration = max;
+      return this;
+    }
+
+    /**
+     * Re-watch instead of relisting after watch errors that leave the resourceVersion usable (see
+     * {@link Reflector.Builder#rewatchOnWatchError}). Default false, as client-go.
+     */
+    public Builder<T> rewatchOnWatchError(boolean rewatch) {
+      this.rewatchOnWatchError = rewatch;
       return this;
     }
 

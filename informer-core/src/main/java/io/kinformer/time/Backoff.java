@@ -40,19 +40,24 @@ public interface Backoff {
   }
 
   /**
-   * client-go's reflector backoff ({@code tools/cache/reflector.go}: {@code
-   * NewExponentialBackoffManager(800ms, 30s, 2min, 2.0, 1.0, clock)}): 0.8 s doubling up to 30 s,
-   * jitter 1.0, so that a persistently failing reflector settles at a random delay in [30, 60) s
-   * (about 0.022 requests per second), and the sequence restarts after two quiet minutes.
+   * client-go v0.36's reflector backoff ({@code tools/cache/reflector.go}: {@code
+   * wait.Backoff{800ms, factor 2, jitter 1.0, cap 30s}.DelayWithReset(clock, 2min)}): 0.8 s
+   * doubling up to 30 s, each delay plus a random fraction [0, 1) of itself, so that a
+   * persistently failing reflector settles at a random delay in [30, 60) s (about 0.022 requests
+   * per second). As client-go's {@code backoffManager}, the sequence restarts at 0.8 s when a
+   * delay is asked for more than two minutes after the last restart: after a healthy cycle of
+   * more than two minutes, but also every two minutes or so while failures go on (which {@link
+   * #exponential} would not do: it restarts only after two minutes without a call).
    */
   static Backoff clientGoDefault(Clock clock, RandomGenerator random) {
-    return exponential(
+    return new ExponentialBackoff(
         Duration.ofMillis(800),
         Duration.ofSeconds(30),
         2.0,
         1.0,
         Duration.ofMinutes(2),
         clock,
-        random);
+        random,
+        /* resetSinceLastReset= */ true);
   }
 }

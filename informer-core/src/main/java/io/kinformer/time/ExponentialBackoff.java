@@ -15,6 +15,16 @@ final class ExponentialBackoff implements Backoff {
   private final Clock clock;
   private final RandomGenerator random;
 
+  /**
+   * client-go's {@code backoffManager}: restart when {@code resetAfter} has passed since the last
+   * restart (or the start), whatever happened in between, instead of after that long without a
+   * call.
+   */
+  private final boolean resetSinceLastReset;
+
+  /** When the sequence last restarted; for {@link #resetSinceLastReset}. */
+  private long lastResetNanos;
+
   /** The next un-jittered delay; always within [initialNanos, maxNanos]. */
   private long currentNanos;
   /** When {@link #next()} was last called, or {@code null} before the first call. */
@@ -28,6 +38,18 @@ final class ExponentialBackoff implements Backoff {
       Duration resetAfter,
       Clock clock,
       RandomGenerator random) {
+    this(initial, max, factor, jitter, resetAfter, clock, random, false);
+  }
+
+  ExponentialBackoff(
+      Duration initial,
+      Duration max,
+      double factor,
+      double jitter,
+      Duration resetAfter,
+      Clock clock,
+      RandomGenerator random,
+      boolean resetSinceLastReset) {
     requirePositive(initial, "initial");
     requirePositive(max, "max");
     requirePositive(resetAfter, "resetAfter");
@@ -48,6 +70,8 @@ final class ExponentialBackoff implements Backoff {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.random = Objects.requireNonNull(random, "random");
     this.currentNanos = initialNanos;
+    this.resetSinceLastReset = resetSinceLastReset;
+    this.lastResetNanos = clock.nanoTime();
   }
 
   private static void requirePositive(Duration d, String name) {
@@ -60,7 +84,12 @@ final class ExponentialBackoff implements Backoff {
   @Override
   public Duration next() {
     long now = clock.nanoTime();
-    if (lastCallNanos != null && now - lastCallNanos > resetAfterNanos) {
+    if (resetSinceLastReset) {
+      if (now - lastResetNanos > resetAfterNanos) {
+        currentNanos = initialNanos;
+        lastResetNanos = now;
+      }
+    } else if (lastCallNanos != null && now - lastCallNanos > resetAfterNanos) {
       currentNanos = initialNanos;
     }
     lastCallNanos = now;
@@ -79,5 +108,6 @@ final class ExponentialBackoff implements Backoff {
   public void reset() {
     currentNanos = initialNanos;
     lastCallNanos = null;
+    lastResetNanos = clock.nanoTime();
   }
 }

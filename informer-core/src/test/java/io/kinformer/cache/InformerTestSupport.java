@@ -22,6 +22,15 @@ final class InformerTestSupport {
     return Awaitility.await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2));
   }
 
+  /**
+   * How many times {@code src} was asked for the full state: the first page of a list, or a
+   * streaming list (a watch with {@code sendInitialEvents}).
+   */
+  static long fullStateRequests(FakeListerWatcher<?> src) {
+    return src.listCalls().stream().filter(o -> o.continueToken() == null).count()
+        + src.watchCalls().stream().filter(o -> Boolean.TRUE.equals(o.sendInitialEvents())).count();
+  }
+
   static long rv(HasMetadata o) {
     return Long.parseLong(o.getMetadata().getResourceVersion());
   }

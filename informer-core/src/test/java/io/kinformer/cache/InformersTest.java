@@ -46,7 +46,9 @@ class InformersTest {
   void waitForCacheSync_informerThatCannotList_isFalseOnTimeout() {
     FakeClock clock = new FakeClock();
     FakeListerWatcher<Pod> source = TestPods.fakeSource();
-    source.failNextList(new ApiException(403, "Forbidden", "no", null, List.of(), false));
+    ApiException forbidden = new ApiException(403, "Forbidden", "no", null, List.of(), false);
+    source.failNextWatch(forbidden); // the streaming list: refused, so the reflector lists
+    source.failNextList(forbidden);
     try (SharedIndexInformer<Pod> informer =
         SharedIndexInformer.builder("unsynced", source).clock(clock).scheduler(clock).build()) {
       informer.start();

@@ -8,9 +8,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.UnaryOperator;
 
-/** A map-backed store for tests that records every call as a line like {@code "add ns/a 5"}. */
-final class RecordingStore<T extends HasMetadata> implements Store<T> {
+/**
+ * A map-backed store for tests that records every call as a line like {@code "add ns/a 5"}. With a
+ * {@link #transform} it is a {@link TransformingStore} that applies it to what it is given.
+ */
+final class RecordingStore<T extends HasMetadata> implements TransformingStore<T> {
 
   private final Map<String, T> items = new LinkedHashMap<>();
   final List<String> calls = new CopyOnWriteArrayList<>();
@@ -20,6 +24,9 @@ final class RecordingStore<T extends HasMetadata> implements Store<T> {
   volatile Error failNextAdd;
   /** Thrown, once, by the next add (a store whose key function refuses the object). */
   volatile RuntimeException refuseNextAdd;
+  /** The transform, if any; {@link #transformCalls} counts its calls. */
+  volatile UnaryOperator<T> transform;
+  volatile int transformCalls;
 
   private static String rv(HasMetadata o) {
     return o.getMetadata().getResourceVersion();
@@ -74,14 +81,41 @@ final class RecordingStore<T extends HasMetadata> implements Store<T> {
   }
 
   @Override
-  public synchronized void replace(Collection<? extends T> objects, String resourceVersion) {
+  public void replace(Collection<? extends T> objects, String resourceVersion) {
+    replaceRecorded("replace", objects, resourceVersion);
+  }
+
+  @Override
+  public void replaceTransformed(Collection<? extends T> objects, String resourceVersion) {
+    replaceRecorded("replaceTransformed", objects, resourceVersion);
+  }
+
+  private synchronized void replaceRecorded(
+      String call, Collection<? extends T> objects, String resourceVersion) {
     items.clear();
     List<String> keys = new ArrayList<>();
     for (T o : objects) {
       items.put(Keys.metaNamespaceKey(o), o);
       keys.add(Keys.metaNamespaceKey(o));
     }
-    calls.add("replace " + keys + " " + resourceVersion);
+    calls.add(call + " " + keys + " " + resourceVersion);
+  }
+
+  @Override
+  public UnaryOperator<T> transformer() {
+    UnaryOperator<T> t = transform;
+    if (t == null) {
+      return null;
+    }
+    return obj -> {
+      transformCalls++;
+      return t.apply(obj);
+    };
+  }
+
+  @Override
+  public void bookmark(String resourceVersion) {
+    calls.add("bookmark " + resourceVersion);
   }
 
   @Override

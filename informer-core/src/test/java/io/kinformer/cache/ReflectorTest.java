@@ -1,645 +1,656 @@
 package io.kinformer.cache;
 
-import static io.kinformer.cache.InformerTestSupport.await;
-import static io.kinformer.cache.TestPods.pod;
+import static io.kinformer.cache.ScriptedListerWatcher.EXPIRED;
+import static io.kinformer.cache.ScriptedListerWatcher.FORBIDDEN;
+import static io.kinformer.cache.ScriptedListerWatcher.INTERNAL;
+import static io.kinformer.cache.ScriptedListerWatcher.STREAMING_REFUSED;
+import static io.kinformer.cache.ScriptedListerWatcher.TOO_LARGE;
+import static io.kinformer.cache.ScriptedListerWatcher.TOO_LARGE_BY_MESSAGE;
+import static io.kinformer.cache.ScriptedListerWatcher.TOO_MANY;
+import static io.kinformer.cache.ScriptedListerWatcher.added;
+import static io.kinformer.cache.ScriptedListerWatcher.bookmark;
+import static io.kinformer.cache.ScriptedListerWatcher.error;
+import static io.kinformer.cache.ScriptedListerWatcher.initialEventsEnd;
+import static io.kinformer.cache.ScriptedListerWatcher.modified;
+import static io.kinformer.cache.ScriptedListerWatcher.pod;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.kinformer.cache.ReflectorException.Phase;
+import io.kinformer.time.Backoff;
 import io.kinformer.time.FakeClock;
-import java.io.EOFException;
-import java.io.IOException;
+import java.net.ConnectException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import org.junit.jupiter.api.AfterEach;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
+/**
+ * The reflector's behaviour as client-go v0.36's {@code reflector_test.go} and {@code
+ * reflector_watchlist_test.go} pin it, as tables: a script of what the server answers, and the
+ * requests, states and store writes that follow. Everything runs on the test thread: {@link
+ * Reflector#listAndWatch()} for whole cycles, {@link Reflector#step()} for single transitions,
+ * {@link Reflector#start()} on a direct executor for the waits between cycles, time on a {@link
+ * FakeClock}.
+ */
 class ReflectorTest {
 
+  /** A pause inside a watch, so that it does not count as very short. */
+  private static final Duration LATER = Duration.ofSeconds(2);
+
+  @RegisterExtension final StderrCapture stderr = new StderrCapture();
+
   private final FakeClock clock = new FakeClock();
-  private final FakeListerWatcher<Pod> source = TestPods.fakeSource();
+  private final ScriptedListerWatcher lw = new ScriptedListerWatcher(clock);
   private final RecordingStore<Pod> store = new RecordingStore<>();
-  private final List<ReflectorException> errors = new CopyOnWriteArrayList<>();
-  private Reflector<Pod> reflector;
+  private final List<ReflectorException> reported = new ArrayList<>();
 
   private Reflector.Builder<Pod> builder() {
-    return Reflector.builder("pods", source, store)
+    return Reflector.builder("pods", lw, store)
         .clock(clock)
         .scheduler(clock)
         .random(new Random(7))
-        .watchErrorHandler(errors::add);
+        .backoff(unjittered(clock))
+        .watchErrorHandler(reported::add);
   }
 
-  private Reflector<Pod> start(Reflector.Builder<Pod> b) {
-    reflector = b.build();
-    reflector.start();
-    return reflector;
+  private static Backoff unjittered(FakeClock clock) {
+    return Backoff.exponential(
+        Duration.ofMillis(800), Duration.ofSeconds(30), 2.0, 0.0, Duration.ofMinutes(2), clock,
+        new Random(1));
   }
 
-  @AfterEach
-  void close() {
-    if (reflector != null) {
-      reflector.close();
-    }
-  }
-
-  /** Waits until the reflector has scheduled its retry, then moves time to it. */
-  private void advanceToRetry() {
-    await().until(clock::hasPendingTasks);
-    clock.advance(clock.nextDelay().orElseThrow());
-  }
-
-  /** The source, except that its lists carry no resourceVersion (as some aggregated APIs). */
-  private ListerWatcher<Pod> listsWithoutResourceVersion() {
-    return new ListerWatcher<>() {
-      @Override
-      public ListResult<Pod> list(ListOptions options) {
-        return new ListResult<>(source.list(options).items(), "", null, null);
+  /** Runs {@code n} cycles; returns the phase of what ended each (null if it returned). */
+  private static List<@Nullable Phase> cycles(Reflector<Pod> r, int n) {
+    List<@Nullable Phase> ends = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      try {
+        r.listAndWatch();
+        ends.add(null);
+      } catch (ReflectorException e) {
+        ends.add(e.phase());
       }
-
-      @Override
-      public Watch<Pod> watch(ListOptions options) {
-        return source.watch(options);
-      }
-    };
-  }
-
-  private void awaitWatches(int n) {
-    await().until(() -> source.watchCalls().size() >= n && source.openWatchCount() == 1);
-  }
-
-  @Test
-  void start_listsAtRv0ThenWatchesFromTheListRv() {
-    source.add(pod("ns", "a"));
-    source.add(pod("ns", "b"));
-    start(builder());
-    awaitWatches(1);
-
-    assertThat(source.listCalls()).hasSize(1);
-    ListOptions list = source.listCalls().get(0);
-    assertThat(list.resourceVersion()).isEqualTo("0");
-    assertThat(list.limit()).isEqualTo(500L);
-    assertThat(store.calls).containsExactly("replace [ns/a, ns/b] 3");
-
-    ListOptions watch = source.watchCalls().get(0);
-    assertThat(watch.resourceVersion()).isEqualTo("3");
-    assertThat(watch.allowWatchBookmarks()).isTrue();
-    assertThat(watch.timeoutSeconds()).isBetween(300L, 599L);
-    assertThat(reflector.lastSyncResourceVersion()).isEqualTo("3");
-  }
-
-  @Test
-  void storeThrowingAnError_onAWatchEvent_isReported_andTheReflectorRelists() {
-    start(builder());
-    awaitWatches(1);
-    store.failNextAdd = new AssertionError("a transform's bug");
-    source.add(pod("ns", "a"));
-
-    // As client-go after a store error: report, back off, relist (which brings the object in).
-    advanceToRetry();
-    await().until(() -> store.keysToRv().containsKey("ns/a"));
-    assertThat(errors).anyMatch(e -> e.getCause() instanceof AssertionError);
-    assertThat(source.listCalls()).hasSize(2);
-  }
-
-  @Test
-  void list_followsContinueTokensAcrossPages() {
-    for (int i = 0; i < 5; i++) {
-      source.add(pod("ns", "p" + i));
     }
-    start(builder().pageSize(2));
-    awaitWatches(1);
+    return ends;
+  }
 
-    assertThat(source.listCalls()).hasSize(3);
-    assertThat(source.listCalls().get(1).continueToken()).isNotNull();
-    assertThat(source.listCalls().get(1).resourceVersion()).isNull();
-    assertThat(store.keysToRv()).containsOnlyKeys("ns/p0", "ns/p1", "ns/p2", "ns/p3", "ns/p4");
+  // ---- whole cycles ---------------------------------------------------------------------------
+
+  record Case(
+      String name,
+      UnaryOperator<Reflector.Builder<Pod>> config,
+      Consumer<ScriptedListerWatcher> script,
+      List<Phase> cycleEnds,
+      List<String> requests,
+      @Nullable List<String> storeCalls) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  private static UnaryOperator<Reflector.Builder<Pod>> listing() {
+    return b -> b.streamingList(false);
+  }
+
+  static Stream<Case> cycleCases() {
+    Phase event = Phase.WATCH_ERROR_EVENT;
+    return Stream.of(
+        new Case(
+            "410 ERROR event: ends the cycle; the relist asks for the last RV, unpaged",
+            listing(),
+            s -> s.list("5", pod("a", "4")).watch(LATER, error(EXPIRED))
+                .list("6").watch(LATER, error(EXPIRED)),
+            List.of(event, event),
+            List.of("list rv=0 limit=500", "watch rv=5", "list rv=5", "watch rv=6"),
+            List.of("replace [ns/a] 5", "replace [] 6")),
+        new Case(
+            "ERROR event other than 410 (500): relists (no internal-error retry by default)",
+            listing(),
+            s -> s.list("5").watch(LATER, error(INTERNAL)).list("6").watch(LATER, error(EXPIRED)),
+            List.of(event, event),
+            List.of("list rv=0 limit=500", "watch rv=5", "list rv=5", "watch rv=6"),
+            null),
+        new Case(
+            "watch refused (403): ends the cycle and relists at the last RV",
+            listing(),
+            s -> s.list("5").watchFails(FORBIDDEN).list("5").watch(LATER, error(EXPIRED)),
+            List.of(Phase.WATCH_START, event),
+            List.of("list rv=0 limit=500", "watch rv=5", "list rv=5", "watch rv=5"),
+            null),
+        new Case(
+            "watch refused with HTTP 410 (older servers): relists at the last RV",
+            listing(),
+            s -> s.list("5").watchFails(EXPIRED).list("6").watch(LATER, error(EXPIRED)),
+            List.of(Phase.WATCH_START, event),
+            List.of("list rv=0 limit=500", "watch rv=5", "list rv=5", "watch rv=6"),
+            null),
+        new Case(
+            "clean end after events: re-watches from the last RV in the same cycle",
+            listing(),
+            s -> s.list("5").watch(LATER, added("b", "6"), modified("b", "7"))
+                .watch(LATER, error(EXPIRED)),
+            List.of(event),
+            List.of("list rv=0 limit=500", "watch rv=5", "watch rv=7"),
+            List.of("replace [] 5", "add ns/b 6", "update ns/b 7")),
+        new Case(
+            "connection reset mid-watch: re-watches from the last RV, no relist",
+            listing(),
+            s -> s.list("5").watch(LATER, added("b", "6"), TestPods.connectionReset())
+                .watch(LATER, error(EXPIRED)),
+            List.of(event),
+            List.of("list rv=0 limit=500", "watch rv=5", "watch rv=6"),
+            null),
+        new Case(
+            "quiet watch ending after more than a second: re-watches",
+            listing(),
+            s -> s.list("5").watch(LATER).watch(LATER, error(EXPIRED)),
+            List.of(event),
+            List.of("list rv=0 limit=500", "watch rv=5", "watch rv=5"),
+            null),
+        new Case(
+            "very short watch (under a second, no event): ends the cycle and relists",
+            listing(),
+            s -> s.list("5").watch().list("5").watch(LATER, error(EXPIRED)),
+            List.of(Phase.WATCH_TOO_SHORT, event),
+            List.of("list rv=0 limit=500", "watch rv=5", "list rv=5", "watch rv=5"),
+            null),
+        new Case(
+            "stream that cannot be decoded: ends the cycle and relists",
+            listing(),
+            s -> s.list("5").watch(LATER, new InformerException("malformed event"))
+                .list("5").watch(LATER, error(EXPIRED)),
+            List.of(Phase.WATCH_STREAM, event),
+            List.of("list rv=0 limit=500", "watch rv=5", "list rv=5", "watch rv=5"),
+            null),
+        new Case(
+            "relist refused as too large (message only, 1.17): retried at once consistently",
+            listing(),
+            s -> s.list("5").watch(LATER, error(EXPIRED))
+                .listFails(TOO_LARGE_BY_MESSAGE).list("8").watch(LATER, error(EXPIRED)),
+            List.of(event, event),
+            List.of("list rv=0 limit=500", "watch rv=5", "list rv=5", "list", "watch rv=8"),
+            null),
+        new Case(
+            "relist refused as expired: retried at once consistently",
+            listing(),
+            s -> s.list("5").watch(LATER, error(EXPIRED))
+                .listFails(EXPIRED).list("8").watch(LATER, error(EXPIRED)),
+            List.of(event, event),
+            List.of("list rv=0 limit=500", "watch rv=5", "list rv=5", "list", "watch rv=8"),
+            null),
+        new Case(
+            "consistent retry failing too: ends the cycle; the next lists consistently, paged",
+            listing(),
+            s -> s.list("5").watch(LATER, error(EXPIRED))
+                .listFails(EXPIRED).listFails(INTERNAL)
+                .list("9").watch(LATER, error(EXPIRED)),
+            List.of(event, Phase.LIST, event),
+            List.of("list rv=0 limit=500", "watch rv=5", "list rv=5", "list", "list limit=500",
+                "watch rv=9"),
+            null),
+        new Case(
+            "expired continue token: one unpaged list at the RV first asked for",
+            b -> b.streamingList(false).pageSize(2),
+            s -> s.page("5", "t1", pod("a", "1"), pod("b", "2")).listFails(EXPIRED)
+                .list("7", pod("a", "1"), pod("b", "2"), pod("c", "7"))
+                .watch(LATER, error(EXPIRED)),
+            List.of(event),
+            List.of("list rv=0 limit=2", "list continue=t1 limit=2", "list rv=0", "watch rv=7"),
+            List.of("replace [ns/a, ns/b, ns/c] 7")),
+        new Case(
+            "pages of a paged list: the first page's RV is the list's",
+            listing(),
+            s -> s.page("5", "t1", pod("a", "1")).page("6", null, pod("b", "2"))
+                .watch(LATER, error(EXPIRED)).list("6").watch(LATER, error(EXPIRED)),
+            List.of(event, event),
+            List.of("list rv=0 limit=500", "list continue=t1 limit=500", "watch rv=5",
+                "list rv=5 limit=500", "watch rv=6"),
+            List.of("replace [ns/a, ns/b] 5", "replace [] 6")),
+        new Case(
+            "explicit page size: honoured on a relist at a RV too",
+            b -> b.streamingList(false).pageSize(2),
+            s -> s.list("5").watch(LATER, error(EXPIRED)).list("6").watch(LATER, error(EXPIRED)),
+            List.of(event, event),
+            List.of("list rv=0 limit=2", "watch rv=5", "list rv=5 limit=2", "watch rv=6"),
+            null),
+        new Case(
+            "page size 0: never pages",
+            b -> b.streamingList(false).pageSize(0),
+            s -> s.list("5").watch(LATER, error(EXPIRED)),
+            List.of(event),
+            List.of("list rv=0", "watch rv=5"),
+            null),
+        new Case(
+            "bookmark: goes to the store and advances the RV",
+            listing(),
+            s -> s.list("5").watch(LATER, bookmark("9"), error(EXPIRED))
+                .list("10").watch(LATER, error(EXPIRED)),
+            List.of(event, event),
+            List.of("list rv=0 limit=500", "watch rv=5", "list rv=9", "watch rv=10"),
+            List.of("replace [] 5", "bookmark 9", "replace [] 10")),
+        new Case(
+            "internal errors within MaxInternalErrorRetryDuration: re-watched at once",
+            b -> b.streamingList(false).maxInternalErrorRetryDuration(Duration.ofSeconds(30)),
+            s -> s.list("5").watch(LATER, error(INTERNAL)).watch(LATER, error(INTERNAL))
+                .watch(LATER, error(EXPIRED)),
+            List.of(event),
+            List.of("list rv=0 limit=500", "watch rv=5", "watch rv=5", "watch rv=5"),
+            null),
+        new Case(
+            "list without a RV: a watch from the start ending in its ADDED events relists",
+            listing(),
+            s -> s.list("", pod("a", "3")).watch(LATER, added("a", "3"))
+                .list("", pod("a", "3")).watch(LATER, error(EXPIRED)),
+            List.of(Phase.WATCH_STREAM, event),
+            List.of("list rv=0 limit=500", "watch", "list rv=0 limit=500", "watch"),
+            List.of("replace [ns/a] ", "add ns/a 3", "replace [ns/a] ")),
+        // ---- streaming lists (the default) ----
+        new Case(
+            "streaming list: the end bookmark replaces the store; the same watch goes on",
+            b -> b,
+            s -> s.watch(added("a", "3"), added("b", "2"), initialEventsEnd("7"), LATER,
+                    modified("a", "8"), error(EXPIRED))
+                .watch(initialEventsEnd("9"), LATER, error(EXPIRED)),
+            List.of(event, event),
+            List.of("stream", "stream rv=8"),
+            List.of("replace [ns/a, ns/b] 7", "update ns/a 8", "replace [] 9")),
+        new Case(
+            "stream ending before its end bookmark: streams again from the start",
+            b -> b,
+            s -> s.watch(added("a", "3"), LATER)
+                .watch(added("a", "3"), initialEventsEnd("5"), LATER, error(EXPIRED)),
+            List.of(event),
+            List.of("stream", "stream"),
+            List.of("replace [ns/a] 5")),
+        new Case(
+            "streaming refused (a server without WatchList): lists; the next cycle streams again",
+            b -> b,
+            s -> s.watchFails(STREAMING_REFUSED).list("5").watch(LATER, error(EXPIRED))
+                .watchFails(STREAMING_REFUSED).list("6").watch(LATER, error(EXPIRED)),
+            List.of(event, event),
+            List.of("stream", "list rv=0 limit=500", "watch rv=5", "stream rv=5", "list rv=5",
+                "watch rv=6"),
+            null),
+        new Case(
+            "ERROR event other than 410 on the stream: falls back to a list",
+            b -> b,
+            s -> s.watch(error(INTERNAL)).list("5").watch(LATER, error(EXPIRED)),
+            List.of(event),
+            List.of("stream", "list rv=0 limit=500", "watch rv=5"),
+            null),
+        new Case(
+            "very short stream: falls back to a list",
+            b -> b,
+            s -> s.watch().list("5").watch(LATER, error(EXPIRED)),
+            List.of(event),
+            List.of("stream", "list rv=0 limit=500", "watch rv=5"),
+            null),
+        new Case(
+            "410 on the stream: streams again at once from the start (consistent)",
+            b -> b,
+            s -> s.watch(initialEventsEnd("7"), LATER, error(EXPIRED))
+                .watch(error(EXPIRED))
+                .watch(initialEventsEnd("9"), LATER, error(EXPIRED)),
+            List.of(event, event),
+            List.of("stream", "stream rv=7", "stream"),
+            null),
+        new Case(
+            "too large RV on the stream (504 event): streams again at once from the start",
+            b -> b,
+            s -> s.watch(initialEventsEnd("7"), LATER, error(EXPIRED))
+                .watch(error(TOO_LARGE))
+                .watch(initialEventsEnd("9"), LATER, error(EXPIRED)),
+            List.of(event, event),
+            List.of("stream", "stream rv=7", "stream"),
+            null),
+        new Case(
+            "a ListerWatcher that cannot stream: lists",
+            b -> b,
+            s -> s.cannotStream().list("5").watch(LATER, error(EXPIRED)),
+            List.of(event),
+            List.of("list rv=0 limit=500", "watch rv=5"),
+            null));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cycleCases")
+  void listAndWatch_whenTheServerAnswersAsScripted_makesClientGosRequests(Case c) {
+    c.script().accept(lw);
+    Reflector<Pod> r = c.config().apply(builder()).build();
+
+    assertThat(cycles(r, c.cycleEnds().size())).containsExactlyElementsOf(c.cycleEnds());
+    assertThat(lw.requests).containsExactlyElementsOf(c.requests());
+    if (c.storeCalls() != null) {
+      assertThat(store.calls).containsExactlyElementsOf(c.storeCalls());
+    }
+    assertThat(lw.exhausted()).as("every scripted answer used").isTrue();
+  }
+
+  // ---- single transitions ---------------------------------------------------------------------
+
+  record StepCase(
+      String name,
+      UnaryOperator<Reflector.Builder<Pod>> config,
+      Consumer<ScriptedListerWatcher> script,
+      List<String> states,
+      List<String> requests) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  /** A state in a line: {@code Watching rv=5}, {@code BackingOff WATCH_START then REWATCH}. */
+  static String describe(ReflectorState s) {
+    if (s instanceof ReflectorState.Idle i) {
+      return i.lastFailure() == null ? "Idle" : "Idle " + i.lastFailure().phase();
+    }
+    if (s instanceof ReflectorState.Listing l) {
+      return "Listing rv=" + l.resourceVersion();
+    }
+    if (s instanceof ReflectorState.Paging p) {
+      return "Paging rv=" + p.resourceVersion() + " continue=" + p.continueToken();
+    }
+    if (s instanceof ReflectorState.Streaming st) {
+      return "Streaming rv=" + st.resourceVersion() + " objects=" + st.objects();
+    }
+    if (s instanceof ReflectorState.Watching w) {
+      return "Watching rv=" + w.resourceVersion();
+    }
+    if (s instanceof ReflectorState.BackingOff b) {
+      return "BackingOff " + b.cause().phase() + " then " + b.then();
+    }
+    return "Stopped";
+  }
+
+  static Stream<StepCase> stepCases() {
+    InformerException refused =
+        new InformerException("connect failed", new ConnectException("Connection refused"));
+    return Stream.of(
+        new StepCase(
+            "429 opening the watch: backs off, then re-watches in the same cycle",
+            listing(),
+            s -> s.list("5").watchFails(TOO_MANY).watch(LATER, error(EXPIRED)),
+            List.of("Listing rv=0", "Watching rv=5", "BackingOff WATCH_START then REWATCH",
+                "Watching rv=5", "Watching rv=5", "Idle WATCH_ERROR_EVENT"),
+            List.of("list rv=0 limit=500", "watch rv=5", "watch rv=5")),
+        new StepCase(
+            "connection refused opening the watch: backs off, then re-watches",
+            listing(),
+            s -> s.list("5").watchFails(refused).watch(LATER, error(EXPIRED)),
+            List.of("Listing rv=0", "Watching rv=5", "BackingOff WATCH_START then REWATCH",
+                "Watching rv=5", "Watching rv=5", "Idle WATCH_ERROR_EVENT"),
+            List.of("list rv=0 limit=500", "watch rv=5", "watch rv=5")),
+        new StepCase(
+            "429 ERROR event: backs off, then re-watches",
+            listing(),
+            s -> s.list("5").watch(LATER, error(TOO_MANY)).watch(LATER, error(EXPIRED)),
+            List.of("Listing rv=0", "Watching rv=5", "Watching rv=5",
+                "BackingOff WATCH_ERROR_EVENT then REWATCH", "Watching rv=5", "Watching rv=5",
+                "Idle WATCH_ERROR_EVENT"),
+            List.of("list rv=0 limit=500", "watch rv=5", "watch rv=5")),
+        new StepCase(
+            "429 on the stream: backs off, then streams again",
+            b -> b,
+            s -> s.watchFails(TOO_MANY).watch(added("a", "3"), initialEventsEnd("5")),
+            List.of("Streaming rv= objects=0", "BackingOff WATCH_START then RESTREAM",
+                "Streaming rv= objects=0", "Streaming rv= objects=0", "Streaming rv= objects=1",
+                "Watching rv=5"),
+            List.of("stream", "stream")),
+        new StepCase(
+            "paged list: Paging until the last page",
+            listing(),
+            s -> s.page("5", "t1", pod("a", "1")).page("5", "t2", pod("b", "1")).list("5"),
+            List.of("Listing rv=0", "Paging rv=0 continue=t1", "Paging rv=0 continue=t2",
+                "Watching rv=5"),
+            List.of("list rv=0 limit=500", "list continue=t1 limit=500",
+                "list continue=t2 limit=500")),
+        new StepCase(
+            "rewatchOnWatchError: an ERROR event other than 410 backs off and re-watches",
+            b -> b.streamingList(false).rewatchOnWatchError(true),
+            s -> s.list("5").watch(LATER, error(INTERNAL)),
+            List.of("Listing rv=0", "Watching rv=5", "Watching rv=5",
+                "BackingOff WATCH_ERROR_EVENT then REWATCH", "Watching rv=5"),
+            List.of("list rv=0 limit=500", "watch rv=5")),
+        new StepCase(
+            "rewatchOnWatchError: a 410 still ends the cycle",
+            b -> b.streamingList(false).rewatchOnWatchError(true),
+            s -> s.list("5").watch(LATER, error(EXPIRED)),
+            List.of("Listing rv=0", "Watching rv=5", "Watching rv=5", "Idle WATCH_ERROR_EVENT"),
+            List.of("list rv=0 limit=500", "watch rv=5")));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("stepCases")
+  void step_fromEachState_goesWhereClientGoGoes(StepCase c) {
+    c.script().accept(lw);
+    Reflector<Pod> r = c.config().apply(builder()).build();
+    assertThat(describe(r.state())).isEqualTo("Idle");
+
+    List<String> states = new ArrayList<>();
+    for (int i = 0; i < c.states().size(); i++) {
+      states.add(describe(r.step()));
+    }
+
+    assertThat(states).containsExactlyElementsOf(c.states());
+    assertThat(lw.requests).containsExactlyElementsOf(c.requests());
   }
 
   @Test
-  void list_whenServerIgnoresLimit_takesEverythingInOnePage() {
-    for (int i = 0; i < 5; i++) {
-      source.add(pod("ns", "p" + i));
+  void streamingList_whileOnlyInitialEventsCame_doesNotAdvanceTheResourceVersion() {
+    lw.watch(added("a", "9"), added("b", "3"), modified("a", "10"), initialEventsEnd("11"));
+    Reflector<Pod> r = builder().build();
+    List<String> rvs = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      r.step();
+      rvs.add(r.lastSyncResourceVersion());
     }
-    source.ignoreLimit(true);
-    start(builder().pageSize(2));
-    awaitWatches(1);
-
-    assertThat(source.listCalls()).hasSize(1);
-    assertThat(store.keysToRv()).hasSize(5);
+    // start, opened, ADDED, ADDED, MODIFIED (past the ADDED ones, still buffered), end bookmark
+    assertThat(rvs).containsExactly("", "", "", "", "", "11");
+    assertThat(store.calls).containsExactly("replace [ns/a, ns/b] 11");
   }
 
   @Test
-  void list_whenContinueTokenExpires_listsEverythingUnpagedAtTheSameRv() {
-    for (int i = 0; i < 5; i++) {
-      source.add(pod("ns", "p" + i));
-    }
-    // A write between two pages makes the fake's continue token expire, as compaction would.
-    ListerWatcher<Pod> writesBetweenPages =
-        new ListerWatcher<>() {
-          private boolean written;
-
-          @Override
-          public ListResult<Pod> list(ListOptions options) {
-            if (options.continueToken() != null && !written) {
-              written = true;
-              source.add(pod("ns", "late"));
-            }
-            return source.list(options);
-          }
-
-          @Override
-          public Watch<Pod> watch(ListOptions options) {
-            return source.watch(options);
-          }
+  void streamingList_intoATransformingStore_transformsOnceAsObjectsArrive() {
+    store.transform =
+        p -> {
+          Pod copy = pod(p.getMetadata().getName(), p.getMetadata().getResourceVersion());
+          copy.getMetadata().setLabels(Map.of("stripped", "true"));
+          return copy;
         };
-    reflector =
-        Reflector.builder("pods", writesBetweenPages, store)
-            .clock(clock)
-            .scheduler(clock)
-            .pageSize(2)
-            .build();
-    reflector.start();
-    awaitWatches(1);
-
-    assertThat(source.listCalls())
-        .extracting(ListOptions::resourceVersion, ListOptions::limit)
-        .containsExactly(
-            org.assertj.core.groups.Tuple.tuple("0", 2L),
-            org.assertj.core.groups.Tuple.tuple(null, 2L),
-            org.assertj.core.groups.Tuple.tuple("0", null));
-    assertThat(store.keysToRv()).hasSize(6);
-  }
-
-  @Test
-  void watchEvents_areAppliedInOrderAndAdvanceTheResourceVersion() {
-    start(builder());
-    awaitWatches(1);
-    Pod a = pod("ns", "a");
-    source.add(a);
-    source.modify(pod("ns", "a"));
-    source.add(pod("ns", "b"));
-    source.delete(pod("ns", "a"));
-
-    await().until(() -> store.calls.size() == 5);
-    assertThat(store.calls)
-        .containsExactly(
-            "replace [] 1", "add ns/a 2", "update ns/a 3", "add ns/b 4", "delete ns/a 5");
-    assertThat(reflector.lastSyncResourceVersion()).isEqualTo("5");
-  }
-
-  @Test
-  void bookmark_advancesTheResourceVersionWithoutTouchingTheStore() {
-    start(builder());
-    awaitWatches(1);
-    source.add(pod("other", "x"));
-    await().until(() -> store.calls.size() == 2);
-    source.sendToWatches(WatchEvent.of(WatchEventType.BOOKMARK, TestPods.bookmark("10")));
-    await().until(() -> reflector.lastSyncResourceVersion().equals("10"));
-    assertThat(store.calls).hasSize(2);
-    source.endWatches();
-    awaitWatches(2);
-    assertThat(source.watchCalls().get(1).resourceVersion()).isEqualTo("10");
-  }
-
-  /**
-   * client-go's list() stores a list without a resourceVersion as it is and watches from "": the
-   * server starts that watch with an ADDED event per object, in no resourceVersion order, so none
-   * of them may become the resourceVersion to resume from; the first other event may.
-   */
-  @Test
-  void watchFromTheStart_endingBeforeAnyOtherEvent_relists() {
-    // Still at resourceVersion "": a watch from "" again would not report what was deleted in
-    // between, so the reflector lists again instead.
-    source.add(pod("ns", "a"));
-    ListerWatcher<Pod> noRv = listsWithoutResourceVersion();
-    start(Reflector.builder("pods", noRv, store).clock(clock).scheduler(clock)
-        .random(new Random(7)).watchErrorHandler(errors::add));
-    awaitWatches(1);
-    await().until(() -> store.calls.contains("add ns/a 2"));
-
-    clock.advance(Duration.ofSeconds(2)); // past the "too short" second
-    source.endWatches();
-
-    await().until(() -> source.listCalls().size() == 2);
-    assertThat(reflector.lastSyncResourceVersion()).isEmpty();
-  }
-
-  @Test
-  void listWithoutResourceVersion_isStoredAndWatchedFromTheStart() {
-    source.add(pod("ns", "a")); // rv 2
-    source.add(pod("ns", "b")); // rv 3
-    source.modify(pod("ns", "a")); // rv 4: the synthetic ADDED events come as a@4, b@3
-    ListerWatcher<Pod> noRv = listsWithoutResourceVersion();
-    reflector =
-        Reflector.builder("pods", noRv, store)
-            .clock(clock)
-            .scheduler(clock)
-            .random(new Random(7))
-            .watchErrorHandler(errors::add)
-            .build();
-    reflector.start();
-
-    awaitWatches(1);
-    await().until(() -> store.calls.size() == 3);
-    assertThat(store.calls).containsExactly("replace [ns/a, ns/b] ", "add ns/a 4", "add ns/b 3");
-    assertThat(source.watchCalls().get(0).resourceVersion()).isNull();
-    assertThat(reflector.lastSyncResourceVersion())
-        .as("no resourceVersion taken from the synthetic ADDED events")
-        .isEmpty();
-
-    source.modify(pod("ns", "b")); // rv 5
-    await().until(() -> reflector.lastSyncResourceVersion().equals("5"));
-    source.endWatches();
-    awaitWatches(2);
-    assertThat(source.watchCalls().get(1).resourceVersion()).isEqualTo("5");
-    assertThat(source.listCalls()).hasSize(1);
-    assertThat(errors).isEmpty();
-  }
-
-  @Test
-  void watchEndingCleanly_rewatchesFromLastRvWithoutRelisting() {
-    start(builder());
-    awaitWatches(1);
-    source.add(pod("ns", "a"));
-    await().until(() -> reflector.lastSyncResourceVersion().equals("2"));
-    source.endWatches();
-
-    awaitWatches(2);
-    assertThat(source.listCalls()).hasSize(1);
-    assertThat(source.watchCalls().get(1).resourceVersion()).isEqualTo("2");
-    assertThat(errors).isEmpty();
-  }
-
-  @Test
-  void watchBreakingAfterEvents_rewatchesAtOnceFromLastRvWithoutRelisting() {
-    start(builder());
-    awaitWatches(1);
-    source.add(pod("ns", "a"));
-    await().until(() -> reflector.lastSyncResourceVersion().equals("2"));
-    source.breakWatches(TestPods.connectionReset());
-    source.add(pod("ns", "b")); // happens while disconnected
-
-    awaitWatches(2);
-    await().until(() -> store.keysToRv().containsKey("ns/b"));
-    assertThat(source.listCalls()).hasSize(1);
-    assertThat(source.watchCalls().get(1).resourceVersion()).isEqualTo("2");
-    assertThat(errors).extracting(ReflectorException::phase)
-        .containsExactly(ReflectorException.Phase.WATCH_STREAM);
-    assertThat(clock.hasPendingTasks()).as("no backoff wait was scheduled").isFalse();
-  }
-
-  @Test
-  void watchBreakingWithinASecondWithoutEvents_rewatchesAfterBackoffWithoutRelisting() {
-    start(builder());
-    awaitWatches(1);
-    source.add(pod("ns", "a"));
-    await().until(() -> reflector.lastSyncResourceVersion().equals("2"));
-    source.endWatches();
-    awaitWatches(2);
-    source.breakWatches(TestPods.connectionReset()); // the new watch, no event yet, no time passed
-
-    advanceToRetry();
-    awaitWatches(3);
-    assertThat(source.listCalls()).hasSize(1);
-    assertThat(source.watchCalls().get(2).resourceVersion()).isEqualTo("2");
-    assertThat(errors).extracting(ReflectorException::phase)
-        .containsExactly(ReflectorException.Phase.WATCH_STREAM);
-  }
-
-  /**
-   * A quiet resource behind a proxy that cuts idle connections: each watch breaks after a minute
-   * without any event. client-go's stream watcher takes that for the end of the stream and the
-   * reflector re-watches at once, every time; a backoff here would grow across the cuts.
-   */
-  @Test
-  void quietWatchBrokenByTheNetwork_rewatchesAtOnceEveryTime() {
-    start(builder());
-    awaitWatches(1);
-    for (int i = 0; i < 7; i++) {
-      clock.advance(Duration.ofSeconds(60)); // no event, no bookmark for a minute
-      source.breakWatches(TestPods.connectionReset());
-      awaitWatches(i + 2);
-      assertThat(clock.hasPendingTasks()).as("no backoff wait after cut %d", i).isFalse();
+    lw.watch(added("a", "3"), added("b", "4"), initialEventsEnd("5"));
+    Reflector<Pod> r = builder().build();
+    for (int i = 0; i < 5; i++) {
+      r.step();
     }
-    assertThat(source.watchCalls()).extracting(ListOptions::resourceVersion).containsOnly("1");
-    assertThat(source.listCalls()).hasSize(1);
-    assertThat(errors).extracting(ReflectorException::phase)
-        .containsOnly(ReflectorException.Phase.WATCH_STREAM)
-        .hasSize(7);
+    assertThat(store.calls).containsExactly("replaceTransformed [ns/a, ns/b] 5");
+    assertThat(store.transformCalls).isEqualTo(2);
+    assertThat(store.list()).allSatisfy(p -> assertThat(p.getMetadata().getLabels())
+        .containsEntry("stripped", "true"));
   }
 
-  /**
-   * A stream that breaks on what the server sent (here an event the codec refuses) is not
-   * re-watched from the last resourceVersion, which would replay the same event forever: as
-   * client-go (whose stream watcher makes it an ERROR event), the reflector backs off and relists.
-   */
-  @Test
-  void watchBreakingOnBadServerData_relistsAfterBackoff() {
-    start(builder());
-    awaitWatches(1);
-    source.add(pod("ns", "a"));
-    await().until(() -> reflector.lastSyncResourceVersion().equals("2"));
-    clock.advance(Duration.ofSeconds(60));
-    source.breakWatches(
-        new InformerException("malformed watch stream of v1/pods: unknown event type EXPLODED"));
-
-    await().until(() -> errors.size() == 1);
-    assertThat(errors.get(0).phase()).isEqualTo(ReflectorException.Phase.WATCH_STREAM);
-    assertThat(source.watchCalls()).as("no re-watch before the backoff").hasSize(1);
-    advanceToRetry();
-    awaitWatches(2);
-    assertThat(source.listCalls()).extracting(ListOptions::resourceVersion).containsExactly("0", "2");
-    assertThat(source.watchCalls().get(1).resourceVersion()).isEqualTo("2");
-  }
+  // ---- watch options --------------------------------------------------------------------------
 
   @Test
-  void expiredAsErrorEvent_relistsAtTheLastRv() {
-    expiry_relists(false);
-  }
+  void watchOptions_askForBookmarksAndAFiveToTenMinuteTimeout_evenWithAShorterMinimum() {
+    lw.watch(initialEventsEnd("5"), LATER).watch(LATER, error(EXPIRED));
+    Reflector<Pod> r = builder().minWatchTimeout(Duration.ofMinutes(1)).build();
+    cycles(r, 1);
 
-  @Test
-  void expiredAsHttp410_relistsAtTheLastRv() {
-    expiry_relists(true);
-  }
-
-  private void expiry_relists(boolean asHttpError) {
-    source.add(pod("ns", "a"));
-    source.add(pod("ns", "gone"));
-    source.answerExpiredWatchWithHttpError(asHttpError);
-    start(builder());
-    awaitWatches(1);
-    source.breakWatches(TestPods.connectionReset());
-    source.delete(pod("ns", "gone"));
-    source.add(pod("ns", "new"));
-    source.compact();
-
-    advanceToRetry(); // re-watch from rv 3, which is now too old
-    await().until(() -> errors.size() == 2);
-    ReflectorException expired = errors.get(1);
-    assertThat(expired.phase())
-        .isEqualTo(
-            asHttpError
-                ? ReflectorException.Phase.WATCH_START
-                : ReflectorException.Phase.WATCH_ERROR_EVENT);
-    assertThat(expired.apiError()).hasValueSatisfying(e -> assertThat(e.code()).isEqualTo(410));
-
-    advanceToRetry(); // relist
-    awaitWatches(3);
-    assertThat(source.listCalls()).hasSize(2);
-    ListOptions relist = source.listCalls().get(1);
-    assertThat(relist.resourceVersion()).isEqualTo("3");
-    assertThat(relist.limit())
-        .as("a relist at a known RV is unpaged, for the watch cache")
-        .isNull();
-    assertThat(store.keysToRv()).containsOnlyKeys("ns/a", "ns/new");
-    assertThat(source.watchCalls().get(2).resourceVersion()).isEqualTo("5");
-  }
-
-  @Test
-  void relistRefusedAsExpired_fallsBackToAConsistentList() {
-    source.add(pod("ns", "a"));
-    start(builder());
-    awaitWatches(1);
-    source.breakWatches(TestPods.connectionReset());
-    source.compact();
-    source.add(pod("ns", "b"));
-    source.compact();
-    source.failNextList(new ApiException(410, "Expired", "too old", null, List.of(), false));
-
-    advanceToRetry(); // watch from 2 -> expired
-    await().until(() -> errors.size() == 2);
-    advanceToRetry(); // relist at 2 refused -> consistent list
-    awaitWatches(3);
-    assertThat(source.listCalls())
-        .extracting(ListOptions::resourceVersion)
-        .containsExactly("0", "2", null);
-    assertThat(store.keysToRv()).containsOnlyKeys("ns/a", "ns/b");
-  }
-
-  @Test
-  void consistentListFailingToo_reportsWhyItRanAsSuppressed() {
-    ApiException expired = new ApiException(410, "Expired", "too old", null, List.of(), false);
-    ApiException down = new ApiException(503, "ServiceUnavailable", "down", null, List.of(), false);
-    source.failNextList(expired);
-    source.failNextList(down);
-    start(builder());
-
-    await().until(() -> errors.size() == 1);
-    ReflectorException failed = errors.get(0);
-    assertThat(failed.phase()).isEqualTo(ReflectorException.Phase.LIST);
-    assertThat(failed.getCause()).isSameAs(down);
-    assertThat(failed.getSuppressed()).containsExactly(expired);
-    assertThat(failed.getMessage()).contains("after the list at rv=0 was refused");
-    assertThat(source.listCalls())
-        .extracting(ListOptions::resourceVersion)
-        .containsExactly("0", null);
-  }
-
-  @Test
-  void tooLargeResourceVersion_relistsConsistently() {
-    start(builder());
-    awaitWatches(1);
-    source.sendToWatches(
-        WatchEvent.error(
-            new ApiException(
-                504,
-                "Timeout",
-                "Too large resource version",
-                Duration.ofSeconds(1),
-                List.of("ResourceVersionTooLarge"),
-                true)));
-    advanceToRetry();
-    awaitWatches(2);
-    assertThat(source.listCalls())
-        .extracting(ListOptions::resourceVersion)
-        .containsExactly("0", null);
-  }
-
-  @Test
-  void retryAfter_lengthensTheBackoff() {
-    start(builder());
-    awaitWatches(1);
-    source.failNextWatch(
-        new ApiException(
-            429, "TooManyRequests", "slow down", Duration.ofSeconds(45), List.of(), false));
-    source.breakWatches(TestPods.connectionReset());
-    advanceToRetry(); // re-watch -> 429
-    await().until(() -> errors.size() == 2);
-    await().until(clock::hasPendingTasks);
-    assertThat(clock.nextDelay().orElseThrow()).isGreaterThanOrEqualTo(Duration.ofSeconds(45));
-  }
-
-  @Test
-  void listFailures_backOffExponentiallyAndEveryFailureReachesTheHandler() {
-    for (int i = 0; i < 4; i++) {
-      source.failNextList(
-          new ApiException(503, "ServiceUnavailable", "down", null, List.of(), false));
+    ListOptions stream = lw.watchOptions.get(0);
+    assertThat(stream.sendInitialEvents()).isTrue();
+    assertThat(stream.resourceVersionMatch()).isEqualTo(ListOptions.NOT_OLDER_THAN);
+    ListOptions watch = lw.watchOptions.get(1);
+    assertThat(watch.sendInitialEvents()).isNull();
+    assertThat(watch.resourceVersionMatch()).isNull();
+    for (ListOptions o : lw.watchOptions) {
+      assertThat(o.allowWatchBookmarks()).isTrue();
+      assertThat(o.timeoutSeconds()).isBetween(300L, 599L);
     }
-    start(builder());
-    for (int i = 0; i < 4; i++) {
-      advanceToRetry();
+  }
+
+  // ---- internal errors (client-go's TestRetryInternalError) -----------------------------------
+
+  record InternalCase(String name, Duration max, int rewindAt, int wantRetries) {
+    @Override
+    public String toString() {
+      return name;
     }
-    awaitWatches(1);
-    assertThat(errors)
-        .hasSize(4)
-        .allSatisfy(e -> assertThat(e.phase()).isEqualTo(ReflectorException.Phase.LIST));
-    assertThat(source.listCalls()).hasSize(5);
+  }
+
+  static Stream<InternalCase> internalCases() {
+    return Stream.of(
+        new InternalCase("retries off", Duration.ZERO, 0, 0),
+        new InternalCase("retries on, all calls fail", Duration.ofSeconds(30), 0, 31),
+        new InternalCase("retries on, a minute's pause resets", Duration.ofSeconds(30), 10, 40));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("internalCases")
+  void internalErrorEvents_areReWatchedForAtMostTheMaximumDuration(InternalCase c) {
+    lw.list("1");
+    for (int i = 1; i <= 60; i++) {
+      Duration pause = i == c.rewindAt() ? Duration.ofSeconds(61) : Duration.ofSeconds(1);
+      lw.watch(pause, error(INTERNAL));
+    }
+    Reflector<Pod> r = builder().streamingList(false).maxInternalErrorRetryDuration(c.max()).build();
+
+    assertThat(cycles(r, 1)).containsExactly(Phase.WATCH_ERROR_EVENT);
+    long watches = lw.requests.stream().filter(q -> q.startsWith("watch")).count();
+    assertThat(watches - 1).isEqualTo(c.wantRetries());
+  }
+
+  // ---- store, resync and kind failures ----------------------------------------------------------
+
+  @Test
+  void storeThrowingAnError_onAWatchEvent_endsTheCycle_andTheNextRelists() {
+    store.failNextAdd = new AssertionError("a transform's bug");
+    lw.list("5").watch(LATER, added("a", "6")).list("6").watch(LATER, error(EXPIRED));
+    Reflector<Pod> r = builder().streamingList(false).build();
+
+    assertThat(cycles(r, 2)).containsExactly(Phase.STORE, Phase.WATCH_ERROR_EVENT);
+    assertThat(lw.requests).containsExactly("list rv=0 limit=500", "watch rv=5", "list rv=5",
+        "watch rv=6");
   }
 
   @Test
-  void streamingList_replacesStoreAtTheEndBookmarkAndKeepsWatching() {
-    source.add(pod("ns", "a"));
-    source.add(pod("ns", "b"));
-    start(builder().streamingList(true));
-    await().until(() -> store.calls.size() == 1);
-    assertThat(store.calls).containsExactly("replace [ns/a, ns/b] 3");
-    assertThat(source.listCalls()).isEmpty();
-    ListOptions opts = source.watchCalls().get(0);
-    assertThat(opts.sendInitialEvents()).isTrue();
-    assertThat(opts.resourceVersionMatch()).isEqualTo("NotOlderThan");
+  void storeThrowingAVirtualMachineError_isRethrown_notRetried() {
+    store.failNextAdd = new StackOverflowError("deep");
+    lw.list("5").watch(LATER, added("a", "6"));
+    Reflector<Pod> r = builder().streamingList(false).build();
 
-    source.add(pod("ns", "c"));
-    await().until(() -> store.calls.size() == 2);
-    assertThat(store.calls.get(1)).isEqualTo("add ns/c 4");
-    assertThat(source.watchCalls()).hasSize(1);
+    assertThatThrownBy(r::listAndWatch).isInstanceOf(StackOverflowError.class);
   }
 
   @Test
-  void streamingList_whenRefused_fallsBackToAList() {
-    source.add(pod("ns", "a"));
-    source.failNextWatch(
-        new ApiException(
-            422, "Invalid", "sendInitialEvents not supported", null, List.of(), false));
-    start(builder().streamingList(true));
-    awaitWatches(2);
-    assertThat(source.listCalls()).hasSize(1);
-    assertThat(store.keysToRv()).containsOnlyKeys("ns/a");
-  }
+  void resyncThatThrows_endsTheWatchCycle() {
+    store.failResync = new IllegalStateException("queue closed");
+    lw.list("5").watch(LATER, added("a", "6"));
+    Reflector<Pod> r =
+        builder().streamingList(false).resync(Duration.ofSeconds(1), () -> true).build();
 
-  @Test
-  void resync_runsEveryPeriodAndSurvivesAFailingResync() {
-    store.failResync = new IllegalStateException("resync failed");
-    start(builder().resync(Duration.ofSeconds(30), () -> true));
-    awaitWatches(1);
-    clock.advance(Duration.ofSeconds(30));
+    assertThat(cycles(r, 1)).containsExactly(Phase.RESYNC);
     assertThat(store.resyncs).isEqualTo(1);
-    store.failResync = null;
-    clock.advance(Duration.ofSeconds(30));
-    assertThat(store.resyncs).isEqualTo(2);
+    assertThat(lw.requests).containsExactly("list rv=0 limit=500", "watch rv=5");
+    assertThat(clock.hasPendingTasks()).as("the resync timer ends with the cycle").isFalse();
   }
 
   @Test
-  void resync_skippedWhenShouldResyncSaysNo() {
-    start(builder().resync(Duration.ofSeconds(30), () -> false));
-    awaitWatches(1);
-    clock.advance(Duration.ofSeconds(90));
-    assertThat(store.resyncs).isZero();
+  void resync_whileWatching_callsTheStoreEveryPeriod() {
+    lw.list("5").watch(Duration.ofSeconds(35), error(EXPIRED));
+    Reflector<Pod> r =
+        builder().streamingList(false).resync(Duration.ofSeconds(10), () -> true).build();
+
+    cycles(r, 1);
+    assertThat(store.resyncs).isEqualTo(3);
   }
 
   @Test
-  void close_endsTheWatchAndTheThread() {
-    start(builder());
-    awaitWatches(1);
-    reflector.close();
-    assertThat(source.openWatchCount()).isZero();
-    assertThat(Thread.getAllStackTraces().keySet())
-        .extracting(Thread::getName)
-        .doesNotContain("kinformer-pods-reflector");
+  void watchEventOfAnotherKind_isLoggedAndSkipped() {
+    Pod other = pod("x", "6");
+    other.setKind("NotAPod");
+    lw.list("5")
+        .watch(LATER, WatchEvent.of(WatchEventType.ADDED, other), added("b", "7"), error(EXPIRED));
+    Reflector<Pod> r = builder().streamingList(false).expectedKind("v1", "Pod").build();
+
+    cycles(r, 1);
+    assertThat(store.calls).containsExactly("replace [] 5", "add ns/b 7");
+    assertThat(stderr.text()).contains("unexpected watch event object of kind v1 NotAPod");
+  }
+
+  // ---- start(): cycles with backoff in between ------------------------------------------------
+
+  @Test
+  void start_afterEachCycle_waitsTheBackoffThenRelists() {
+    lw.listFails(INTERNAL).listFails(INTERNAL).list("5").watch(LATER, error(EXPIRED)).list("6");
+    Reflector<Pod> r = builder().streamingList(false).runOn(Runnable::run).build();
+
+    r.start();
+    List<Duration> waits = new ArrayList<>();
+    while (r.state() instanceof ReflectorState.BackingOff b && waits.size() < 3) {
+      waits.add(b.delay());
+      assertThat(clock.nextDelay()).contains(b.delay());
+      clock.advance(b.delay());
+    }
+
+    assertThat(waits).containsExactly(
+        Duration.ofMillis(800), Duration.ofMillis(1600), Duration.ofMillis(3200));
+    assertThat(lw.requests).containsExactly("list rv=0 limit=500", "list rv=0 limit=500",
+        "list rv=0 limit=500", "watch rv=5", "list rv=5", "watch rv=6");
+    r.close();
+    assertThat(r.state()).isInstanceOf(ReflectorState.Stopped.class);
     assertThat(clock.hasPendingTasks()).isFalse();
   }
 
-  /**
-   * A watch open blocked where an interrupt does not reach (OkHttp over HTTP/1.1 in a socket read):
-   * close() cancels it through the lister-watcher, for the reflector's own thread.
-   */
   @Test
-  void close_cancelsACallThatIgnoresTheInterrupt() {
-    List<Thread> cancelled = new CopyOnWriteArrayList<>();
-    List<Thread> made = new CopyOnWriteArrayList<>();
-    CountDownLatch opening = new CountDownLatch(1);
-    CountDownLatch cancel = new CountDownLatch(1);
-    ListerWatcher<Pod> lw =
-        new ListerWatcher<>() {
-          @Override
-          public ListResult<Pod> list(ListOptions options) {
-            return source.list(options);
-          }
+  void start_withRetryAfterLongerThanTheBackoff_waitsRetryAfter() {
+    ApiException busy =
+        new ApiException(503, "ServiceUnavailable", "busy", Duration.ofSeconds(7), List.of(),
+            false);
+    lw.listFails(busy);
+    Reflector<Pod> r = builder().streamingList(false).runOn(Runnable::run).build();
 
-          @Override
-          public Watch<Pod> watch(ListOptions options) {
-            opening.countDown();
-            boolean interrupted = false;
-            while (true) {
-              try {
-                cancel.await();
-                break;
-              } catch (InterruptedException e) {
-                interrupted = true; // ignored, as a blocked socket read ignores it
-              }
-            }
-            if (interrupted) {
-              Thread.currentThread().interrupt();
-            }
-            throw new InformerException("watch cancelled");
-          }
-
-          @Override
-          public void cancelCalls(Thread thread) {
-            cancelled.add(thread);
-            cancel.countDown();
-          }
-        };
-    reflector =
-        Reflector.builder("pods", lw, store)
-            .clock(clock)
-            .scheduler(clock)
-            .threadFactory(r -> {
-              Thread t = new Thread(r, "test-pods-reflector");
-              made.add(t);
-              return t;
-            })
-            .build();
-    reflector.start();
-    await().until(() -> opening.getCount() == 0);
-
-    reflector.close();
-    assertThat(cancelled).isEqualTo(made).hasSize(1);
-    assertThat(made.get(0).isAlive()).isFalse();
+    r.start();
+    assertThat(r.state()).isInstanceOfSatisfying(ReflectorState.BackingOff.class,
+        b -> assertThat(b.delay()).isEqualTo(Duration.ofSeconds(7)));
+    r.close();
   }
 
   @Test
-  void start_afterClose_isRefused() {
-    reflector = builder().build();
-    reflector.close();
-    org.assertj.core.api.Assertions.assertThatIllegalStateException().isThrownBy(reflector::start);
+  void listAndWatch_afterStart_isRefused() {
+    lw.listFails(INTERNAL);
+    Reflector<Pod> r = builder().streamingList(false).runOn(Runnable::run).build();
+    r.start();
+    assertThatThrownBy(r::listAndWatch).isInstanceOf(IllegalStateException.class);
+    r.close();
   }
 
   @Test
-  void unstorableEvent_isSkippedAndTheWatchGoesOn() {
-    start(builder());
-    awaitWatches(1);
-    Pod refused = pod("ns", "x");
-    store.refuseNextAdd = new KeyException(refused, new IllegalArgumentException("refused"));
-    source.sendToWatches(WatchEvent.of(WatchEventType.ADDED, refused));
-    source.add(pod("ns", "ok"));
-    await().until(() -> store.keysToRv().containsKey("ns/ok"));
-    assertThat(Map.copyOf(store.keysToRv())).containsOnlyKeys("ns/ok");
+  void listAndWatch_afterClose_returnsAndStaysStopped() {
+    Reflector<Pod> r = builder().build();
+    r.close();
+    r.listAndWatch();
+    assertThat(r.state()).isInstanceOf(ReflectorState.Stopped.class);
+    assertThat(lw.requests).isEmpty();
   }
 
   @Test
-  void isRoutineStreamEnd_brokenConnectionOrCauselessEnd_butNotBadServerData() {
-    ReflectorException.Phase stream = ReflectorException.Phase.WATCH_STREAM;
-    assertThat(Reflector.isRoutineStreamEnd(new ReflectorException("pods", stream, "broke",
-        new InformerException("read failed", new EOFException("reset"))))).isTrue();
-    assertThat(Reflector.isRoutineStreamEnd(
-        new ReflectorException("pods", stream, "closed while streaming"))).isTrue();
-    assertThat(Reflector.isRoutineStreamEnd(new ReflectorException("pods", stream, "broke",
-        new InformerException("malformed watch stream of v1/pods: unknown event type")))).isFalse();
-    assertThat(Reflector.isRoutineStreamEnd(new ReflectorException("pods",
-        ReflectorException.Phase.LIST, "list failed", new IOException("x")))).isFalse();
+  void everyFailure_reachesTheWatchErrorHandler() {
+    lw.watchFails(STREAMING_REFUSED).list("5").watch(LATER, error(EXPIRED));
+    Reflector<Pod> r = builder().build();
+    cycles(r, 1);
+    assertThat(reported).extracting(ReflectorException::phase)
+        .containsExactly(Phase.WATCH_START, Phase.WATCH_ERROR_EVENT);
   }
 }

@@ -393,8 +393,12 @@ class SharedIndexInformerTest {
     source.modify(pod("ns", "changed"));
     source.delete(pod("ns", "gone"));
     source.compact();
-    advanceToRetry(1); // re-watch -> 410 (the other pending task is the hourly resync tick)
-    advanceToRetry(1); // relist
+    // The clock stands still, so the watch ended at once without events: a very short watch,
+    // which ends the cycle (and its hourly resync timer); after the backoff the informer streams
+    // the full state again.
+    await().until(() -> clock.nextDelay().filter(d -> d.compareTo(Duration.ofMinutes(1)) < 0)
+        .isPresent());
+    clock.advance(clock.nextDelay().orElseThrow());
 
     // The unchanged object comes as an update with the same resourceVersion, marked as a resync.
     // As in client-go, every handler counts as due for resyncs until the informer's first resync
@@ -482,7 +486,8 @@ class SharedIndexInformerTest {
 
   @Test
   void synced_failsWhenClosedBeforeSync() {
-    source.failNextList(new ApiException(500, "down"));
+    source.failNextWatch(new ApiException(500, "down")); // the streaming list
+    source.failNextList(new ApiException(500, "down")); // and the list it falls back to
     SharedIndexInformer<Pod> informer = informer(builder());
     informer.start();
     informer.close();

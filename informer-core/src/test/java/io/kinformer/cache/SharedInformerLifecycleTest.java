@@ -118,7 +118,7 @@ class SharedInformerLifecycleTest {
 
   @Test
   void close_fromTheWatchErrorHandler_returnsAndStopsTheInformer() {
-    source.failNextList(new ApiException(403, "Forbidden", "no", null, List.of(), false));
+    source.failNextWatch(new ApiException(403, "Forbidden", "no", null, List.of(), false));
     SharedIndexInformer<Pod> informer = informer("close-in-error-handler");
     List<String> closedIn = new CopyOnWriteArrayList<>();
     informer.setWatchErrorHandler(

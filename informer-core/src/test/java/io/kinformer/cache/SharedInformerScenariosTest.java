@@ -1,6 +1,7 @@
 package io.kinformer.cache;
 
 import static io.kinformer.cache.InformerTestSupport.await;
+import static io.kinformer.cache.InformerTestSupport.fullStateRequests;
 import static io.kinformer.cache.InformerTestSupport.keysToRv;
 import static io.kinformer.cache.TestPods.pod;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -8,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kinformer.cache.InformerTestSupport.ReplayingHandler;
 import io.kinformer.time.FakeClock;
+import java.net.ConnectException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -255,7 +257,7 @@ class SharedInformerScenariosTest {
       }
     }
     source.compact();
-    while (source.listCalls().size() < 2 || source.openWatchCount() == 0) {
+    while (fullStateRequests(source) < 2 || source.openWatchCount() == 0) {
       await().until(() -> clock.hasPendingTasks() || source.openWatchCount() == 1);
       if (clock.hasPendingTasks()) {
         clock.advance(clock.nextDelay().orElseThrow());
@@ -677,7 +679,8 @@ class SharedInformerScenariosTest {
         // is refused and the informer must relist.
         int watchesBefore = src.watchCalls().size();
         // The server stays unreachable for one attempt, so the changes below are missed.
-        src.failNextWatch(new InformerException("connection refused"));
+        src.failNextWatch(
+            new InformerException("connect failed", new ConnectException("Connection refused")));
         if (dice < 6) {
           src.breakWatches(TestPods.connectionReset());
         } else {
@@ -697,7 +700,7 @@ class SharedInformerScenariosTest {
     }
     awaitConverged(informer, src, handlers);
     return new HistoryStats(
-        src.listCalls().size() - 1, handlers.get(0).finalStateUnknownDeletes.get());
+        (int) fullStateRequests(src) - 1, handlers.get(0).finalStateUnknownDeletes.get());
   }
 
   /** Moves the fake clock through backoffs until a new watch is open. */

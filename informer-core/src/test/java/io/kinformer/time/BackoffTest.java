@@ -92,6 +92,20 @@ class BackoffTest {
   }
 
   @Test
+  void clientGoDefault_twoMinutesAfterItsLastRestart_restartsEvenWhileFailing() {
+    Backoff b = Backoff.clientGoDefault(clock, new Random(4));
+    List<Duration> got = new java.util.ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      got.add(b.next());
+      clock.advance(Duration.ofSeconds(30)); // a failure every 30 s: never two quiet minutes
+    }
+    // t = 0, 30, 60, 90, 120 s: the fifth call is exactly 2 min after the start (not more)
+    assertThat(got.get(4)).isGreaterThanOrEqualTo(Duration.ofMillis(12800));
+    assertThat(b.next()).as("at 150 s, over 2 min since the start")
+        .isBetween(Duration.ofMillis(800), Duration.ofMillis(1600));
+  }
+
+  @Test
   void next_manyTimes_neverOverflowsBackToTheStart() {
     Backoff b =
         Backoff.exponential(

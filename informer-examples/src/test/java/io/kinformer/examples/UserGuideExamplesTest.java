@@ -437,12 +437,13 @@ class UserGuideExamplesTest {
 
   @Test
   void watchErrorHandler_countsFailuresByStatusCode() throws Exception {
-    source.failNextList(new ApiException(403, "pods is forbidden"));
+    // The streaming list is refused; the informer reports it and lists instead.
+    source.failNextWatch(new ApiException(403, "pods is forbidden"));
     SharedIndexInformer<Pod> pods = informer();
     Map<Integer, AtomicInteger> errors = new ConcurrentHashMap<>();
     watchErrors(pods, errors);
 
-    startAndSync(pods); // the informer retries after its backoff, and the second list succeeds
+    startAndSync(pods);
 
     assertThat(errors).containsOnlyKeys(403);
   }

@@ -737,7 +737,16 @@ final class ApiHandler extends Handler.Abstract {
         || sie.equals("1"));
     boolean allowBookmarks = "true".equals(query.getValue("allowWatchBookmarks"))
         || "1".equals(query.getValue("allowWatchBookmarks"));
+    if (Boolean.TRUE.equals(sendInitialEvents)) {
+      faults.countStreamingList(type.plural());
+    }
     List<ApiError.Cause> causes = new ArrayList<>();
+    if (sendInitialEvents != null && faults.refuseStreamingLists()) {
+      // A server whose WatchList feature gate is off (the default before 1.34) forbids the field.
+      causes.add(new ApiError.Cause("FieldValueForbidden", "Forbidden: sendInitialEvents is "
+          + "forbidden for watch unless the WatchList feature gate is enabled",
+          "sendInitialEvents"));
+    }
     // The causes and their order of the real server's watch validation (transcript 04).
     if (sendInitialEvents != null && !"NotOlderThan".equals(match)) {
       causes.add(new ApiError.Cause("FieldValueForbidden", "Forbidden: sendInitialEvents "

@@ -40,6 +40,7 @@ public final class Faults {
   private final Set<WatchSession> watches;
   private final Store store;
   private volatile boolean tooOldWatchAsHttp410;
+  private volatile boolean refuseStreamingLists;
 
   Faults(Set<WatchSession> watches, Store store) {
     this.watches = watches;
@@ -248,6 +249,18 @@ public final class Faults {
     return tooOldWatchAsHttp410;
   }
 
+  /**
+   * Whether streaming lists ({@code sendInitialEvents}) are refused with 422 Invalid, as by a
+   * server whose WatchList feature gate is off; a client then falls back to a list.
+   */
+  public void refuseStreamingLists(boolean enabled) {
+    this.refuseStreamingLists = enabled;
+  }
+
+  boolean refuseStreamingLists() {
+    return refuseStreamingLists;
+  }
+
   // ---- counters ------------------------------------------------------------------------------
 
   void count(Verb verb, @Nullable String resource) {
@@ -258,6 +271,21 @@ public final class Faults {
   /** Requests of {@code verb} received for {@code resource} (a plural), after authentication. */
   public long requestCount(Verb verb, String resource) {
     LongAdder a = counters.get(verb.name() + "/" + resource);
+    return a == null ? 0 : a.sum();
+  }
+
+  void countStreamingList(String resource) {
+    counters.computeIfAbsent("STREAM/" + resource, k -> new LongAdder()).increment();
+  }
+
+  /**
+   * Streaming lists (watches with {@code sendInitialEvents=true}, also counted as {@link
+   * Verb#WATCH}) that reached the watch handler for {@code resource} (one answered by an injected
+   * failure did not; one refused by {@link #refuseStreamingLists} did): with {@link
+   * #requestCount(Verb, String) LIST}, how often a client asked for the full state.
+   */
+  public long streamingListCount(String resource) {
+    LongAdder a = counters.get("STREAM/" + resource);
     return a == null ? 0 : a.sum();
   }
 
@@ -285,10 +313,11 @@ public final class Faults {
     counters.clear();
   }
 
-  /** Clears failures, latency and the HTTP 410 option; counters are kept. */
+  /** Clears failures, latency and the HTTP 410 and streaming options; counters are kept. */
   public void reset() {
     rules.clear();
     latency.clear();
     tooOldWatchAsHttp410 = false;
+    refuseStreamingLists = false;
   }
 }

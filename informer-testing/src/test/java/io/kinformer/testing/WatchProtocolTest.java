@@ -320,6 +320,23 @@ class WatchProtocolTest {
   }
 
   @Test
+  void streamingList_whenRefusedAsWithoutTheWatchListGate_is422OnSendInitialEvents() {
+    server.faults().refuseStreamingLists(true);
+    Http.Reply r = http.get(PODS + "?watch=1&allowWatchBookmarks=true&sendInitialEvents=true"
+        + "&resourceVersionMatch=NotOlderThan");
+    assertThat(r.code()).isEqualTo(422);
+    assertThat(r.json().path("reason").asString()).isEqualTo("Invalid");
+    assertThat(r.json().path("details").path("causes").get(0).path("field").asString())
+        .isEqualTo("sendInitialEvents");
+    assertThat(server.faults().streamingListCount("pods")).isEqualTo(1);
+
+    server.faults().reset();
+    try (Http.WatchStream w = http.watch(PODS + "?watch=1&resourceVersion=0")) {
+      assertThat(type(w.next())).isEqualTo("ADDED"); // plain watches are not refused
+    }
+  }
+
+  @Test
   void sendInitialEventsFalse_fromRv0_startsNow() {
     try (Http.WatchStream w = http.watch(PODS + "?watch=1&sendInitialEvents=false"
         + "&resourceVersionMatch=NotOlderThan&resourceVersion=0")) {
