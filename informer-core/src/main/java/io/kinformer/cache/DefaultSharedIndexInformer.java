@@ -80,6 +80,8 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   private final SharedProcessor<T> processor = new SharedProcessor<>();
   private final ReentrantLock blockDeltas = new ReentrantLock();
   private final DeltaProcessor<T> deltas;
+  private final @Nullable InformerMetricsProvider metricsProvider;
+  private final InformerMetricsProvider.@Nullable InformerId metricsId;
   private final Clock clock;
   private final SharedIndexInformer.Builder<T> config;
   private final Executor deliveryExecutor;
@@ -129,6 +131,12 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
         });
     this.indexer = new ThreadSafeIndexer<>(Keys::metaNamespaceKey, indices);
     this.deltas = new DeltaProcessor<>(name, indexer, blockDeltas, new Distributor());
+    this.metricsProvider = b.metricsProvider;
+    this.metricsId = b.metricsId;
+    if (metricsProvider != null && metricsId != null) {
+      InformerNames.reserve(metricsId.name());
+      indexer.resourceVersionGauge(metricsProvider.newStoreResourceVersionMetric(metricsId));
+    }
     this.resyncCheckPeriod = b.defaultResync;
     this.defaultEventHandlerResyncPeriod = b.defaultResync;
     if (b.deliveryExecutor != null) {
@@ -371,8 +379,15 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
       if (started) {
         return;
       }
-      RealFifo<T> f =
-          RealFifo.<T>builder(Keys::metaNamespaceKey).transform(transform).name(name).build();
+      RealFifo.Builder<T> fb =
+          RealFifo.<T>builder(Keys::metaNamespaceKey).transform(transform).name(name);
+      if (metricsProvider != null && metricsId != null) {
+        fb.metrics(
+            metricsProvider.newQueuedItemMetric(metricsId),
+            metricsProvider.newProcessingLatencyMetric(metricsId),
+            clock);
+      }
+      RealFifo<T> f = fb.build();
       @Nullable WatchErrorHandler errorHandler = watchErrorHandler;
       Controller.Config.Builder<T> cb =
           Controller.Config.builder(name, f, listerWatcher, deltas::process)
@@ -513,6 +528,9 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
     syncedFuture.completeExceptionally(
         new IllegalStateException("informer " + name + " was closed before it synced"));
     closingListeners = List.of();
+    if (metricsId != null) {
+      InformerNames.release(metricsId.name());
+    }
     closed.countDown();
     if (interrupted) {
       Thread.currentThread().interrupt();

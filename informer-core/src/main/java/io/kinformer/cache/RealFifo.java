@@ -98,6 +98,9 @@ public final class RealFifo<T> implements TransformingStore<T> {
   private final boolean atomicEvents;
   private final boolean unlockWhileProcessing;
   private final int batchSize;
+  private final InformerMetricsProvider.GaugeMetric queuedItems;
+  private final InformerMetricsProvider.HistogramMetric processingLatency;
+  private final io.kinformer.time.Clock clock;
 
   private final ReentrantLock lock = new ReentrantLock();
   // Signalled (all waiters) when a delta is queued or the FIFO is closed. Waiters hold lock.
@@ -145,6 +148,9 @@ public final class RealFifo<T> implements TransformingStore<T> {
     this.atomicEvents = b.knownObjects == null;
     this.unlockWhileProcessing = b.unlockWhileProcessing;
     this.batchSize = b.batchSize;
+    this.queuedItems = b.queuedItems;
+    this.processingLatency = b.processingLatency;
+    this.clock = b.clock;
   }
 
   /**
@@ -385,6 +391,7 @@ public final class RealFifo<T> implements TransformingStore<T> {
       }
       isInInitialList = !synced;
       delta = items.poll().delta;
+      queuedItems.set(items.size());
     } finally {
       lock.unlock();
     }
@@ -525,6 +532,7 @@ public final class RealFifo<T> implements TransformingStore<T> {
       it.remove();
       out.add(e.delta);
     }
+    queuedItems.set(items.size());
     return out;
   }
 
@@ -544,9 +552,11 @@ public final class RealFifo<T> implements TransformingStore<T> {
       lock.unlock();
     }
     boolean nowSynced = false;
+    long started = clock.nanoTime();
     try {
       work.run();
     } finally {
+      processingLatency.observe((clock.nanoTime() - started) / 1e9);
       lock.lock();
       try {
         processingThread = null;
@@ -588,6 +598,7 @@ public final class RealFifo<T> implements TransformingStore<T> {
   private boolean appendLocked(Entry<T> e) {
     assert lock.isHeldByCurrentThread();
     items.add(e);
+    queuedItems.set(items.size());
     notEmptyOrClosed.signalAll();
     if (consumerIdle && onReady != null) {
       consumerIdle = false;
@@ -828,6 +839,10 @@ public final class RealFifo<T> implements TransformingStore<T> {
     private @Nullable Store<T> knownObjects;
     private boolean unlockWhileProcessing = true;
     private int batchSize = DEFAULT_BATCH_SIZE;
+    private InformerMetricsProvider.GaugeMetric queuedItems = InformerMetricsProvider.NO_GAUGE;
+    private InformerMetricsProvider.HistogramMetric processingLatency =
+        InformerMetricsProvider.NO_HISTOGRAM;
+    private io.kinformer.time.Clock clock = io.kinformer.time.Clock.system();
 
     private Builder(KeyFunc<T> keyFunc) {
       this.keyFunc = Objects.requireNonNull(keyFunc, "keyFunc");
@@ -871,6 +886,21 @@ public final class RealFifo<T> implements TransformingStore<T> {
      */
     public Builder<T> unlockWhileProcessing(boolean unlockWhileProcessing) {
       this.unlockWhileProcessing = unlockWhileProcessing;
+      return this;
+    }
+
+    /**
+     * Publishes {@code informer_queued_items} to {@code queuedItems} and {@code
+     * informer_processing_latency_seconds} to {@code processingLatency}, timed with {@code clock}
+     * (see {@link InformerMetricsProvider}). Default none.
+     */
+    public Builder<T> metrics(
+        InformerMetricsProvider.GaugeMetric queuedItems,
+        InformerMetricsProvider.HistogramMetric processingLatency,
+        io.kinformer.time.Clock clock) {
+      this.queuedItems = Objects.requireNonNull(queuedItems, "queuedItems");
+      this.processingLatency = Objects.requireNonNull(processingLatency, "processingLatency");
+      this.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }
 

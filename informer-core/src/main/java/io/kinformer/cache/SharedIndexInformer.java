@@ -208,6 +208,8 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
     @Nullable Backoff backoff;
     @Nullable Executor deliveryExecutor;
     @Nullable Executor processingExecutor;
+    @Nullable InformerMetricsProvider metricsProvider;
+    InformerMetricsProvider.@Nullable InformerId metricsId;
     @Nullable ThreadFactory threadFactory;
     /** Negative: not set, the reflector pages as client-go's decides. */
     long pageSize = -1;
@@ -295,6 +297,19 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
     }
 
     /**
+     * Publishes client-go's informer metrics (queued items, processing latency, store
+     * resourceVersion) through {@code provider}, labelled with {@code id}. As client-go, only
+     * informers given an identity publish; its name is reserved in the process from {@link
+     * #build()} until the informer closes. Default none.
+     */
+    public Builder<T> metrics(
+        InformerMetricsProvider provider, InformerMetricsProvider.InformerId id) {
+      this.metricsProvider = Objects.requireNonNull(provider, "provider");
+      this.metricsId = Objects.requireNonNull(id, "id");
+      return this;
+    }
+
+    /**
      * Makes the reflector's thread (named {@code kinformer-<name>-reflector} by default: the
      * factory is given a runnable and should name the thread itself if it wants another name).
      */
@@ -367,7 +382,12 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
       return this;
     }
 
-    /** Builds the informer; nothing starts until {@link SharedIndexInformer#start()}. */
+    /**
+     * Builds the informer; nothing starts until {@link SharedIndexInformer#start()}.
+     *
+     * @throws IllegalStateException if {@link #metrics} names an informer whose name another live
+     *     informer with metrics uses
+     */
     public SharedIndexInformer<T> build() {
       return new DefaultSharedIndexInformer<>(this);
     }

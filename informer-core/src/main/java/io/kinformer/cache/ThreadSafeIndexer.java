@@ -94,6 +94,10 @@ final class ThreadSafeIndexer<T> implements Indexer<T>, TransactionStore<T> {
    */
   private volatile String resourceVersion = "";
 
+  /** {@code informer_store_resource_version}, set with every change of {@link #resourceVersion}. */
+  private volatile InformerMetricsProvider.GaugeMetric resourceVersionGauge =
+      InformerMetricsProvider.NO_GAUGE;
+
   ThreadSafeIndexer(KeyFunc<T> keyFunc, Map<String, IndexFunc<T>> indexers) {
     this.keyFunc = Objects.requireNonNull(keyFunc, "keyFunc");
     this.indexers = IndexerSet.of(indexers);
@@ -161,8 +165,28 @@ final class ThreadSafeIndexer<T> implements Indexer<T>, TransactionStore<T> {
     assert lock.isWriteLockedByCurrentThread();
     if (obj instanceof HasMetadata m && m.getMetadata() != null) {
       String rv = m.getMetadata().getResourceVersion();
-      resourceVersion = rv == null ? "" : rv;
+      setResourceVersionLocked(rv == null ? "" : rv);
     }
+  }
+
+  private void setResourceVersionLocked(String rv) {
+    assert lock.isWriteLockedByCurrentThread();
+    resourceVersion = rv;
+    InformerMetricsProvider.GaugeMetric g = resourceVersionGauge;
+    if (g != InformerMetricsProvider.NO_GAUGE && !rv.isEmpty()) {
+      // client-go's parseRVForMetricsWithTruncation: the last 15 digits, if they are a number.
+      String tail = rv.length() > 15 ? rv.substring(rv.length() - 15) : rv;
+      try {
+        g.set(Long.parseLong(tail));
+      } catch (NumberFormatException notANumber) {
+        // an opaque resourceVersion: nothing to publish
+      }
+    }
+  }
+
+  /** Publishes the resourceVersion to {@code gauge} from now on. */
+  void resourceVersionGauge(InformerMetricsProvider.GaugeMetric gauge) {
+    this.resourceVersionGauge = Objects.requireNonNull(gauge, "gauge");
   }
 
   @Override
@@ -343,7 +367,7 @@ final class ThreadSafeIndexer<T> implements Indexer<T>, TransactionStore<T> {
     Objects.requireNonNull(resourceVersion, "resourceVersion");
     writeLock.lock();
     try {
-      this.resourceVersion = resourceVersion;
+      setResourceVersionLocked(resourceVersion);
     } finally {
       writeLock.unlock();
     }
@@ -411,7 +435,7 @@ final class ThreadSafeIndexer<T> implements Indexer<T>, TransactionStore<T> {
       HashMap<String, T> old = items;
       indices = p.fns == indexers ? p.indices : buildIndices(indexers, p.items);
       items = p.items;
-      this.resourceVersion = resourceVersion;
+      setResourceVersionLocked(resourceVersion);
       return new Replacement<>(old, p.keys);
     } finally {
       writeLock.unlock();

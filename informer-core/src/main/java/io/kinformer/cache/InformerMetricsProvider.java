@@ -1,0 +1,88 @@
+package io.kinformer.cache;
+
+import java.util.Objects;
+
+/**
+ * Makes the metrics of an informer (client-go 1.36's {@code InformerMetricsProvider}, {@code
+ * tools/cache/fifo_metrics.go}), under client-go's names and labels:
+ *
+ * <ul>
+ *   <li>{@code informer_queued_items} (gauge): the deltas waiting in the informer's queue;
+ *   <li>{@code informer_processing_latency_seconds} (histogram, client-go's buckets from 1 ms to
+ *       10 s): how long processing a popped batch took, from pop to the notifications queued;
+ *   <li>{@code informer_store_resource_version} (gauge): the cache's resourceVersion, as a number
+ *       (its last 15 digits, as client-go).
+ * </ul>
+ *
+ * each labelled {@code name}, {@code group}, {@code version}, {@code resource} from the {@link
+ * InformerId}. As in client-go, an informer publishes metrics only when it is given an identity
+ * ({@link SharedIndexInformer.Builder#metrics}), whose name must then be unique in the process
+ * while the informer lives. A binding for Micrometer, for example, maps each call to a meter with
+ * those names and tags.
+ *
+ * <p>Thread safety: implementations and the metrics they return must be thread-safe; the metrics
+ * are updated from the informer's reflector and processing threads, holding the informer's locks,
+ * so they must be fast and must not block or call back into the informer.
+ */
+public interface InformerMetricsProvider {
+
+  /** {@code informer_queued_items} for {@code id}. */
+  GaugeMetric newQueuedItemMetric(InformerId id);
+
+  /** {@code informer_processing_latency_seconds} for {@code id}. */
+  HistogramMetric newProcessingLatencyMetric(InformerId id);
+
+  /** {@code informer_store_resource_version} for {@code id}. */
+  GaugeMetric newStoreResourceVersionMetric(InformerId id);
+
+  /**
+   * Who an informer is, for its metrics' labels (client-go's {@code InformerNameAndResource}).
+   *
+   * <p>Thread safety: immutable.
+   *
+   * @param name the informer's name, unique in the process while it lives
+   * @param group the resource's API group ({@code ""} for the core group)
+   * @param version the API version
+   * @param resource the resource, plural (for example {@code pods})
+   */
+  record InformerId(String name, String group, String version, String resource) {
+    /** Checks for null and a blank name. */
+    public InformerId {
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(group, "group");
+      Objects.requireNonNull(version, "version");
+      Objects.requireNonNull(resource, "resource");
+      if (name.isBlank()) {
+        throw new IllegalArgumentException("name must not be blank");
+      }
+    }
+  }
+
+  /**
+   * A value that is set.
+   *
+   * <p>Thread safety: implementations must be thread-safe.
+   */
+  @FunctionalInterface
+  interface GaugeMetric {
+    /** Sets the value. */
+    void set(double value);
+  }
+
+  /**
+   * Observations, in seconds.
+   *
+   * <p>Thread safety: implementations must be thread-safe.
+   */
+  @FunctionalInterface
+  interface HistogramMetric {
+    /** Records one observation. */
+    void observe(double value);
+  }
+
+  /** The metric that records nothing. */
+  GaugeMetric NO_GAUGE = v -> {};
+
+  /** The metric that records nothing. */
+  HistogramMetric NO_HISTOGRAM = v -> {};
+}
