@@ -189,7 +189,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
         // client-go's message
         throw new IllegalStateException(
             "handler "
-                + handler
+                + ProcessorListener.nameOf(handler)
                 + " was not added to shared informer "
                 + name
                 + " because it has stopped already");
@@ -207,13 +207,13 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
               log.warn(
                   "informer={} was started without resync; handler {} will not be resynced",
                   name,
-                  handler);
+                  ProcessorListener.nameOf(handler));
             } else {
               log.warn(
                   "informer={} already checks resync every {}; handler {} gets that instead of {}",
                   name,
                   resyncCheckPeriod,
-                  handler,
+                  ProcessorListener.nameOf(handler),
                   period);
               period = resyncCheckPeriod;
             }

@@ -64,6 +64,8 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
 
   private final String informerName;
   private final ResourceEventHandler<? super T> handler;
+  /** The handler's name in every log line (client-go's {@code nameForHandler}). */
+  private final String handlerName;
   private final Executor executor;
   private final Clock clock;
   private final Scheduler scheduler;
@@ -105,6 +107,7 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
       SharedProcessor<T> owner) {
     this.informerName = informerName;
     this.handler = handler;
+    this.handlerName = nameOf(handler);
     this.requestedResyncPeriod = requestedResyncPeriod;
     this.resyncPeriod = resyncPeriod;
     this.nextResyncNanos = nowNanos + resyncPeriod.toNanos();
@@ -155,7 +158,7 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
         log.warn(
             "informer={} delivery executor rejected handler {}; removing it",
             informerName,
-            handler,
+            handlerName,
             e);
       }
       stop();
@@ -171,7 +174,7 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
 
     @Override
     public String toString() {
-      return "handler " + handler + " of informer " + informerName;
+      return "handler " + handlerName + " of informer " + informerName;
     }
   }
 
@@ -281,7 +284,7 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
       log.warn(
           "informer={} handler {} threw on {} of {}; delivery goes on",
           informerName,
-          handler,
+          handlerName,
           n.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT),
           keyOf(n.subject()),
           e);
@@ -294,7 +297,7 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
       log.error(
           "informer={} handler {} threw {} on {} of {}; delivery goes on",
           informerName,
-          handler,
+          handlerName,
           t.getClass().getName(),
           n.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT),
           keyOf(n.subject()),
@@ -317,11 +320,11 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
     if (backlog > SLOW_BACKLOG) {
       log.warn(
           "informer={} handler {} took {} ms on {} of {}; {} notifications wait for it",
-          informerName, handler, nanos / 1_000_000, what, keyOf(n.subject()), backlog);
+          informerName, handlerName, nanos / 1_000_000, what, keyOf(n.subject()), backlog);
     } else if (log.isDebugEnabled()) {
       log.debug(
           "informer={} handler {} took {} ms on {} of {}; {} notifications wait for it",
-          informerName, handler, nanos / 1_000_000, what, keyOf(n.subject()), backlog);
+          informerName, handlerName, nanos / 1_000_000, what, keyOf(n.subject()), backlog);
     }
   }
 
@@ -335,6 +338,25 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
   @Override
   public CompletableFuture<Void> synced() {
     return syncedFuture.copy();
+  }
+
+  /**
+   * client-go's {@code nameForHandler}, for Java: the handler's own {@code toString} if its class
+   * declares one, else its class name (a lambda's without the JVM's generated suffix), never the
+   * identity hash.
+   */
+  static String nameOf(Object handler) {
+    Class<?> c = handler.getClass();
+    try {
+      if (c.getMethod("toString").getDeclaringClass() != Object.class) {
+        return handler.toString();
+      }
+    } catch (NoSuchMethodException impossible) {
+      // every class has toString
+    }
+    String name = c.getName();
+    int lambda = name.indexOf("$$Lambda");
+    return lambda < 0 ? name : name.substring(0, lambda) + "$$Lambda";
   }
 
   private static String keyOf(HasMetadata obj) {
@@ -448,6 +470,6 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
 
   @Override
   public String toString() {
-    return "registration of " + handler + " on " + informerName;
+    return "registration of " + handlerName + " on " + informerName;
   }
 }

@@ -55,7 +55,7 @@ public final class ResourceEventHandlers {
 
       @Override
       public String toString() {
-        return "filtering(" + handler + ")";
+        return "filtering(" + ProcessorListener.nameOf(handler) + ")";
       }
     };
   }
@@ -85,7 +85,7 @@ public final class ResourceEventHandlers {
 
       @Override
       public String toString() {
-        return "onAnyChange(" + action + ")";
+        return "onAnyChange(" + ProcessorListener.nameOf(action) + ")";
       }
     };
   }

@@ -364,4 +364,23 @@ class ProcessorListenerTest {
     release.countDown();
     assertThat(l.awaitIdle(Duration.ofSeconds(10))).isTrue();
   }
+
+  @Test
+  void nameOf_usesTheHandlersOwnToString_elseItsClassName_neverAnIdentityHash() {
+    ResourceEventHandler<Pod> named =
+        new ResourceEventHandler<>() {
+          @Override
+          public String toString() {
+            return "pod-reconciler";
+          }
+        };
+    ResourceEventHandler<Pod> anonymous = new ResourceEventHandler<>() {};
+    ResourceEventHandler<Pod> lambdaLike = ResourceEventHandlers.onAnyChange(p -> {});
+
+    assertThat(ProcessorListener.nameOf(named)).isEqualTo("pod-reconciler");
+    assertThat(ProcessorListener.nameOf(anonymous))
+        .isEqualTo(anonymous.getClass().getName())
+        .doesNotContain("@");
+    assertThat(ProcessorListener.nameOf(lambdaLike)).doesNotContain("@").isNotBlank();
+  }
 }
