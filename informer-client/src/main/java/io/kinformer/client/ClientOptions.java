@@ -33,11 +33,11 @@ import org.jspecify.annotations.Nullable;
  * @param decodeThreads how many threads (named {@code kinformer-decode-N}, created on demand and
  *     gone after 30 s idle) help the listing thread bind the items of a large list response to
  *     objects; default zero: every list is decoded on the listing thread alone. On a 2-vCPU
- *     machine one helper synced 100,000 pods 3–17 % faster in the latest runs and not
- *     measurably faster in earlier ones, sometimes with a slower first burst of watch events
- *     after the sync, and with about 40 % more allocation while decoding (garbage collection and the JIT
- *     compiler already keep the second core busy while a large list is decoded); machines with
- *     idle cores may gain more: measure before turning them on (docs/benchmarks.md)
+ *     machine one helper synced 100,000 pods between 0 and 17 % faster, sometimes with a slower
+ *     first burst of watch events after the sync, and with about 40 % more allocation while
+ *     decoding (garbage collection and the JIT compiler already keep the second core busy while a
+ *     large list is decoded); machines with idle cores may gain more: measure before turning them
+ *     on (docs/benchmarks.md)
  */
 public record ClientOptions(
     @Nullable String userAgentSuffix,
