@@ -35,6 +35,8 @@ import tools.jackson.databind.json.JsonMapper;
  *       resourceVersion=0} ignores {@code limit} and sends every pod in one response, as a real API
  *       server does when its watch cache serves the list (transcript 01 §1.6). With {@code Accept: ...;
  *       as=PartialObjectMetadataList...} a PartialObjectMetadataList of the same pods.
+ *   <li>{@code GET /api/v1/pods?watch=true&sendInitialEvents=true...}: 422, as a server whose
+ *       WatchList feature gate is off (a client falls back to a list).
  *   <li>{@code GET /api/v1/pods?watch=true...}: a chunked watch stream, open until the client
  *       leaves or the server stops; it carries only what {@code /bench/burst} and {@code
  *       /bench/paced} send.
@@ -71,6 +73,16 @@ public final class PodServer implements AutoCloseable {
     return t;
   });
   private final List<OpenWatch> watches = new CopyOnWriteArrayList<>();
+
+  /** The 422 of a server whose WatchList feature gate is off. */
+  private static final String STREAMING_LIST_REFUSED =
+      "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+          + "\"message\":\"ListOptions.meta.k8s.io \\\"\\\" is invalid: sendInitialEvents: Forbidden:"
+          + " sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled\","
+          + "\"reason\":\"Invalid\",\"details\":{\"group\":\"meta.k8s.io\",\"kind\":\"ListOptions\","
+          + "\"causes\":[{\"reason\":\"FieldValueForbidden\",\"message\":\"Forbidden: sendInitialEvents"
+          + " is forbidden for watch unless the WatchList feature gate is enabled\","
+          + "\"field\":\"sendInitialEvents\"}]},\"code\":422}";
 
   /** List requests that start a list (no continue token) since the last {@link #takeLists()}. */
   private final AtomicInteger lists = new AtomicInteger();
@@ -194,7 +206,11 @@ public final class PodServer implements AutoCloseable {
       switch (path) {
         case "/api/v1/pods" -> {
           String watch = q.get("watch");
-          if ("true".equals(watch) || "1".equals(watch)) {
+          if ("true".equals(q.get("sendInitialEvents"))) {
+            // As a server whose WatchList gate is off: every driver then measures a LIST and a
+            // watch, kinformer after its fallback from the streaming list it tries first.
+            reply(ex, 422, STREAMING_LIST_REFUSED);
+          } else if ("true".equals(watch) || "1".equals(watch)) {
             serveWatch(ex, corpus);
           } else {
             serveList(ex, corpus, q);
