@@ -14,8 +14,8 @@ import org.jspecify.annotations.Nullable;
  * A reflector feeding a queue, and a process function draining it (client-go's {@code
  * cache.Controller}, made by {@code cache.New(config)} in {@code tools/cache/controller.go}): the
  * machinery under every informer, for code that wants its own processing instead of a {@link
- * SharedIndexInformer}'s handlers. {@link Informers#newInformer} builds the common case, a store
- * plus one handler.
+ * SharedIndexInformer}'s handlers. {@link SimpleInformer#newInformer} builds the common case, a
+ * store plus one handler.
  *
  * <p>The queue is a {@link RealFifo}: the reflector lists and watches into it, and the process
  * functions get its deltas in arrival order, in batches when a batch function is given. They run

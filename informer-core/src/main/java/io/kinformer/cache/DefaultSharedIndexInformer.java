@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * controller} ({@code tools/cache/shared_informer.go}, {@code controller.go}), with client-go
  * 1.36's pipeline: the reflector queues into a {@link RealFifo} (every event in arrival order; a
  * relist as one {@code REPLACED_ALL}, a resync as one {@code SYNC_ALL}, bookmarks as {@code
- * BOOKMARK}), and the processing thread pops batches of up to 1000 deltas with distinct keys,
+ * BOOKMARK}), and the processing task pops batches of up to 1000 deltas with distinct keys,
  * applies each batch to the indexer in one transaction, then queues the handlers' notifications.
  *
  * <h2>Threads</h2>
@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  *       notifications; it never runs handlers (see {@link DefaultController}).
  *   <li>delivery executor threads: run handler calls, one drain task per handler at a time.
  *   <li>the scheduler's thread: backoff wake-ups and resync ticks (a tick only queues {@code
- *       SYNC_ALL}; the walk over the cache runs on the processing thread).
+ *       SYNC_ALL}; the walk over the cache runs in the processing task).
  * </ul>
  *
  * <h2>Locks</h2>
@@ -54,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * and the listeners' buffers (leaves: they call nothing). Handler drains are handed to the
  * delivery executor, which may be the user's, only after it is released. {@link #lifecycle}
  * guards start/stop and handler registration; it is taken before {@link #blockDeltas} when a late
- * handler is added, and never by the processing thread.
+ * handler is added, and never by the processing task.
  *
  * <h2>Closing</h2>
  *

@@ -20,9 +20,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The queue between a {@code Reflector} and an informer's processing loop: a FIFO of keys, where
- * each key carries every {@link Delta} that happened to its object since the object was last
- * popped. A port of client-go's {@code tools/cache/delta_fifo.go} ({@code DeltaFIFO} as built by
+ * A FIFO of keys, where each key carries every {@link Delta} that happened to its object since the
+ * object was last popped, for code that builds its own queue between a {@code Reflector} and a
+ * processing loop (informers use a {@link RealFifo}). A port of client-go's {@code tools/cache/delta_fifo.go} ({@code DeltaFIFO} as built by
  * {@code NewDeltaFIFOWithOptions}), with its options: a key function, {@code knownObjects}, a
  * transform, a name, and {@link Builder#emitDeltaTypeReplaced emitDeltaTypeReplaced}.
  *

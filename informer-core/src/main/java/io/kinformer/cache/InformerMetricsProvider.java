@@ -21,7 +21,7 @@ import java.util.Objects;
  * those names and tags.
  *
  * <p>Thread safety: implementations and the metrics they return must be thread-safe; the metrics
- * are updated from the informer's reflector and processing threads, holding the informer's locks,
+ * are updated from the informer's reflector and processing task, holding the informer's locks,
  * so they must be fast and must not block or call back into the informer.
  */
 public interface InformerMetricsProvider {

@@ -32,9 +32,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The handler is never called under {@link #lock}.
  *
- * <p>Thread safety: thread-safe. {@link #add} is called by the informer's processing thread (and
- * by a thread adding a handler late, under the informer's {@code blockDeltas}); the handler runs on
- * the executor's threads, one call at a time.
+ * <p>Thread safety: thread-safe. {@link #enqueue} is called by the informer's processing task and
+ * by a thread adding a handler late, under the informer's {@code blockDeltas}, and {@link
+ * #submitDrain} after it is released; the handler runs on the executor's threads, one call at a
+ * time.
  */
 final class ProcessorListener<T extends HasMetadata> implements ResourceEventHandlerRegistration {
 

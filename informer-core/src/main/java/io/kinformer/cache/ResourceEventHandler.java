@@ -19,7 +19,9 @@ package io.kinformer.cache;
  *   <li>The informer's cache is updated before the handler is told, so a {@link Lister} read inside
  *       a call sees at least the state being delivered (possibly a newer one).
  *   <li>An exception thrown by a handler is logged (WARN, with its stack trace, the handler and the
- *       object's key; an {@code Error} at ERROR) and delivery goes on with the next notification.
+ *       object's key; an {@code Error} at ERROR) and delivery goes on with the next notification a
+ *       second later (client-go's pause after a handler panicked), so a handler that fails on every
+ *       call does not spin; only this handler waits.
  *   <li>Objects are shared with the cache and with every other handler: treat them as read-only.
  *   <li>Handlers should be quick: the usual handler only puts a key on a work queue.
  * </ul>

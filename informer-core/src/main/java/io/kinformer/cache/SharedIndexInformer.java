@@ -22,12 +22,14 @@ import org.jspecify.annotations.Nullable;
  * <h2>How it works</h2>
  *
  * One {@link Reflector} thread lists and watches into a {@link RealFifo} (client-go 1.36's
- * in-order queue: every event in arrival order, a relist as one atomic delta); one processing
- * thread pops batches of up to 1000 events, applies each batch to the {@link Indexer} in one
- * transaction first, and then queues notifications for every handler. Each handler has its own unbounded buffer, drained by tasks on a bounded delivery
- * pool (shared, when the informer comes from a factory), so a slow handler delays only itself
- * (except for a second or two when blocked handlers hold every worker of the pool, which then adds
- * one) and a throwing one only loses its own call. See {@link ResourceEventHandler} for the delivery contract.
+ * in-order queue: every event in arrival order, a relist as one atomic delta); a processing task,
+ * on the delivery pool unless {@link Builder#processingExecutor} says otherwise, pops batches of
+ * up to 1000 events, applies each batch to the {@link Indexer} in one transaction first, and then
+ * queues notifications for every handler. Each handler has its own unbounded buffer, drained by
+ * tasks on a bounded delivery pool (shared, when the informer comes from a factory), so a slow
+ * handler delays only itself (except for a second or two when blocked handlers hold every worker
+ * of the pool, which then adds one) and a throwing one only loses its own call and pauses its own
+ * delivery for a second. See {@link ResourceEventHandler} for the delivery contract.
  *
  * <p>What "sync" means: {@link #hasSynced()} turns true once the first full list has been applied
  * to the indexer; a registration's {@link ResourceEventHandlerRegistration#hasSynced()} once its

@@ -151,10 +151,11 @@ public final class SimpleInformer<T extends HasMetadata> implements AutoCloseabl
           } else if (n instanceof Notification.Delete<T> d) {
             handler.onDelete(d.obj(), d.finalStateUnknown());
           }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError | AssertionError | StackOverflowError e) {
+          // A bug in the handler loses that call only (an OutOfMemoryError propagates).
           log.warn(
               "informer={} handler {} threw on {}; going on with the next change",
-              name, handler, DeltaProcessor.keyOrUnknown(n.subject()), e);
+              name, ProcessorListener.nameOf(handler), DeltaProcessor.keyOrUnknown(n.subject()), e);
         }
       }
     }

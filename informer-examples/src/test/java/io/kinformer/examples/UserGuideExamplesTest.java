@@ -107,7 +107,7 @@ class UserGuideExamplesTest {
 
   static boolean startAndSync(SharedIndexInformer<Pod> pods) throws InterruptedException {
     // tag::start-and-sync[]
-    pods.start(); // returns at once; threads kinformer-pods-reflector and -processor
+    pods.start(); // returns at once; thread kinformer-pods-reflector, processing on the pool
     if (!pods.awaitSynced(Duration.ofSeconds(30))) {
       throw new IllegalStateException("pods did not sync in 30 s: see docs/troubleshooting.md");
     }
