@@ -281,13 +281,22 @@ class ProcessorListenerTest {
     l.add(new Notification.Add<>(pod("ns", "a"), false));
     l.add(new Notification.Add<>(pod("ns", "b"), false));
     Runnable drain = manual.poll();
-    drain.run(); // does not throw: the Error is logged, and delivery pauses
+    String logged = assertDoesNotThrowAndCapture(drain); // the Error is logged, delivery pauses
+    assertThat(logged).contains("ERROR").contains("an Error escapes").contains("ns/a");
 
     assertThat(calls).isEmpty();
     assertThat(manual.poll()).as("nothing to drain during the pause").isNull();
     clock.advance(ProcessorListener.PAUSE_AFTER_FAILURE);
     manual.runAll();
     assertThat(calls).containsExactly("add b");
+  }
+
+  private static String assertDoesNotThrowAndCapture(Runnable r) {
+    try {
+      return LogCapture.stderrOf(r::run);
+    } catch (Exception e) {
+      throw new AssertionError("the drain threw", e);
+    }
   }
 
   @Test

@@ -297,8 +297,13 @@ class SharedIndexInformerTest {
     informer.start();
     assertThat(firstCall.await(10, TimeUnit.SECONDS)).isTrue();
     await().until(() -> reg.pendingNotifications() == 4);
-    othersQueued.countDown();
-    advancePastHandlerPause();
+    String logged =
+        LogCapture.stderrOf(
+            () -> {
+              othersQueued.countDown();
+              advancePastHandlerPause();
+            });
+    assertThat(logged).contains("an assertion in a test's handler");
 
     await().until(() -> thrower.calls.size() == 5 && reg.hasSynced());
     source.add(pod("ns", "later"));

@@ -102,6 +102,20 @@ class WorkersTest {
 
   @Test
   void error_isRetriedLikeAnException_andTheWorkerGoesOn() {
+    PrintStream original = System.err;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    try {
+      errorIsRetried();
+    } finally {
+      System.setErr(original);
+    }
+    assertThat(captured.toString(StandardCharsets.UTF_8))
+        .contains("ERROR")
+        .contains("an assertion in a reconciler");
+  }
+
+  private void errorIsRetried() {
     startOne(
         key -> {
           int n = attempts.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
