@@ -21,7 +21,9 @@ import org.slf4j.LoggerFactory;
  *       delete. A delta whose key or index function fails is logged and skipped.
  *   <li>A {@code REPLACED_ALL} replaces the indexer's content first, then gives a delete ({@code
  *       finalStateUnknown}) for every key the list lacks, then an add or update per listed object
- *       in list order.
+ *       in list order. A listed object whose key or index function fails is logged and left out,
+ *       so one bad object does not keep a relist's others out of the cache (client-go's store
+ *       would panic; its error would leave the whole list out).
  *   <li>A {@code SYNC_ALL} gives an update of every cached object to itself; a {@code BOOKMARK}
  *       moves the indexer's resourceVersion.
  * </ul>
@@ -130,7 +132,12 @@ final class DeltaProcessor<T extends HasMetadata> {
 
   private void replacedAll(Delta.ReplacedAllInfo<T> info, boolean isInInitialList) {
     List<T> objects = info.objects();
-    ThreadSafeIndexer.PreparedReplace<T> prepared = indexer.prepareReplace(objects);
+    List<RuntimeException> failures = new ArrayList<>();
+    ThreadSafeIndexer.PreparedReplace<T> prepared =
+        indexer.prepareReplaceSkippingFailures(objects, failures);
+    for (RuntimeException e : failures) {
+      log.warn("informer={} could not cache a listed object; leaving it out", name, e);
+    }
     lock();
     try {
       ThreadSafeIndexer.Replacement<T> r = indexer.commitReplace(prepared, info.resourceVersion());
@@ -138,16 +145,21 @@ final class DeltaProcessor<T extends HasMetadata> {
       String[] keys = r.keys();
       Object[] olds = new Object[keys.length];
       for (int i = 0; i < keys.length; i++) {
-        olds[i] = previous.get(keys[i]);
+        olds[i] = keys[i] == null ? null : previous.get(keys[i]);
       }
       for (String key : keys) {
-        previous.remove(key);
+        if (key != null) {
+          previous.remove(key);
+        }
       }
       List<Notification<T>> out = new ArrayList<>(previous.size() + keys.length);
       for (T gone : previous.values()) {
         out.add(new Notification.Delete<>(gone, true));
       }
       for (int i = 0; i < keys.length; i++) {
+        if (keys[i] == null) {
+          continue; // left out: logged above
+        }
         @SuppressWarnings("unchecked")
         T old = (T) olds[i];
         out.add(upsert(old, objects.get(i), isInInitialList));

@@ -409,6 +409,42 @@ final class ThreadSafeIndexer<T> implements Indexer<T>, TransactionStore<T> {
     return new PreparedReplace<>(fns, keys, newItems, buildIndices(fns, newItems));
   }
 
+  /**
+   * {@link #prepareReplace} for the informer, where one bad object must not keep the others out
+   * of the cache: an object whose key or index function fails is left out of the new content
+   * (its slot in the keys is null) and its failure added to {@code failures}.
+   */
+  PreparedReplace<T> prepareReplaceSkippingFailures(
+      List<? extends T> objects, List<RuntimeException> failures) {
+    Objects.requireNonNull(objects, "objects");
+    IndexerSet<T> fns = indexers;
+    String[] keys = new String[objects.size()];
+    HashMap<String, T> newItems = new HashMap<>(capacityFor(objects.size()));
+    HashMap<String, List<List<String>>> values = new HashMap<>(capacityFor(objects.size()));
+    for (int k = 0; k < keys.length; k++) {
+      T obj = Objects.requireNonNull(objects.get(k), "replace: null object in the list");
+      try {
+        String key = keyOf(obj);
+        List<List<String>> v = fns.valuesOf(obj, key);
+        keys[k] = key;
+        newItems.put(key, obj); // a repeated key keeps the last object, as in Go
+        values.put(key, v);
+      } catch (RuntimeException e) {
+        failures.add(e);
+      }
+    }
+    HashMap<String, HashMap<String, Object>> newIndices = emptyIndices(fns);
+    for (Map.Entry<String, List<List<String>>> e : values.entrySet()) {
+      for (int i = 0; i < fns.size(); i++) {
+        HashMap<String, Object> index = newIndices.get(fns.name(i));
+        for (String value : e.getValue().get(i)) {
+          addKey(index, value, e.getKey());
+        }
+      }
+    }
+    return new PreparedReplace<>(fns, keys, newItems, newIndices);
+  }
+
   private HashMap<String, HashMap<String, Object>> buildIndices(
       IndexerSet<T> fns, HashMap<String, T> newItems) {
     HashMap<String, HashMap<String, Object>> newIndices = emptyIndices(fns);
@@ -451,7 +487,8 @@ final class ThreadSafeIndexer<T> implements Indexer<T>, TransactionStore<T> {
 
   /**
    * What a replace replaced: the previous content, keyed, owned by the caller now; and the keys of
-   * the objects given, in their order.
+   * the objects given, in their order (null for an object {@link #prepareReplaceSkippingFailures}
+   * left out).
    */
   record Replacement<T>(Map<String, T> previous, String[] keys) {}
 

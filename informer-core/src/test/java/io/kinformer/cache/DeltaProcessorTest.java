@@ -193,4 +193,36 @@ class DeltaProcessorTest {
       throw new AssertionError(e);
     }
   }
+
+  @Test
+  void replacedAll_whenOneListedObjectFails_cachesAndDeliversTheOthers() {
+    ThreadSafeIndexer<Pod> store =
+        indexer(
+            Map.of(
+                "picky",
+                o -> {
+                  if (o.getMetadata().getName().equals("bad")) {
+                    throw new IllegalStateException("test error");
+                  }
+                  return List.of();
+                }));
+    store.add(pod("gone", "1"));
+    Recorder r = new Recorder(store);
+    DeltaProcessor<Pod> p = new DeltaProcessor<>("pods", store, null, r);
+
+    String logged =
+        capture(
+            () ->
+                p.process(
+                    Delta.replacedAll(List.of(pod("a", "2"), pod("bad", "3"), pod("b", "4")), "5"),
+                    true));
+
+    assertThat(store.listKeys()).containsExactlyInAnyOrder("default/a", "default/b");
+    assertThat(r.events)
+        .containsExactly(
+            new Event("delete", "default/gone", "1", ""),
+            new Event("add", "default/a", "2", "2"),
+            new Event("add", "default/b", "4", "4"));
+    assertThat(logged).contains("leaving it out").contains("test error");
+  }
 }
