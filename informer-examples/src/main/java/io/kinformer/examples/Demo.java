@@ -167,7 +167,7 @@ public final class Demo implements AutoCloseable {
     long millis = (Clock.system().nanoTime() - startNanos) / 1_000_000;
     console.line(
         "synced " + pods.getIndexer().listKeys().size() + " pods in " + millis
-            + " ms (one paged list; a watch from its resourceVersion follows every change)");
+            + " ms (one streaming list; the same watch then follows every change)");
     live = true;
     console.line("");
     console.header("TIME", "EVENT", "KEY", "DETAIL");
