@@ -1,8 +1,10 @@
 package io.kinformer.cache;
 
+import io.kinformer.time.Clock;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -100,7 +102,7 @@ public final class RealFifo<T> implements TransformingStore<T> {
   private final int batchSize;
   private final InformerMetricsProvider.GaugeMetric queuedItems;
   private final InformerMetricsProvider.HistogramMetric processingLatency;
-  private final io.kinformer.time.Clock clock;
+  private final Clock clock;
 
   private final ReentrantLock lock = new ReentrantLock();
   // Signalled (all waiters) when a delta is queued or the FIFO is closed. Waiters hold lock.
@@ -437,7 +439,7 @@ public final class RealFifo<T> implements TransformingStore<T> {
       Delta<T> only = deltas.get(0);
       process(1, () -> single.process(only, isInInitialList));
     } else {
-      List<Delta<T>> view = java.util.Collections.unmodifiableList(deltas);
+      List<Delta<T>> view = Collections.unmodifiableList(deltas);
       process(deltas.size(), () -> batch.process(view, isInInitialList));
     }
   }
@@ -689,7 +691,7 @@ public final class RealFifo<T> implements TransformingStore<T> {
       for (Entry<T> e : items) {
         out.add(e.delta);
       }
-      return java.util.Collections.unmodifiableList(out);
+      return Collections.unmodifiableList(out);
     } finally {
       lock.unlock();
     }
@@ -842,7 +844,7 @@ public final class RealFifo<T> implements TransformingStore<T> {
     private InformerMetricsProvider.GaugeMetric queuedItems = InformerMetricsProvider.NO_GAUGE;
     private InformerMetricsProvider.HistogramMetric processingLatency =
         InformerMetricsProvider.NO_HISTOGRAM;
-    private io.kinformer.time.Clock clock = io.kinformer.time.Clock.system();
+    private Clock clock = Clock.system();
 
     private Builder(KeyFunc<T> keyFunc) {
       this.keyFunc = Objects.requireNonNull(keyFunc, "keyFunc");
@@ -897,7 +899,7 @@ public final class RealFifo<T> implements TransformingStore<T> {
     public Builder<T> metrics(
         InformerMetricsProvider.GaugeMetric queuedItems,
         InformerMetricsProvider.HistogramMetric processingLatency,
-        io.kinformer.time.Clock clock) {
+        Clock clock) {
       this.queuedItems = Objects.requireNonNull(queuedItems, "queuedItems");
       this.processingLatency = Objects.requireNonNull(processingLatency, "processingLatency");
       this.clock = Objects.requireNonNull(clock, "clock");
