@@ -84,10 +84,16 @@ final class HttpCalls {
     this.timeouts = Objects.requireNonNull(timeouts, "timeouts");
     this.statusCodec = new StatusCodec(mapper.reader());
     // Watches share the client's connection pool and dispatcher, but get no call timeout (a watch
-    // lasts minutes) and no read timeout (okio would wake its watchdog thread on every read): a
-    // WatchIdleGuard per call is the inactivity limit instead.
+    // lasts minutes), no read timeout (okio would wake its watchdog thread on every read) and no
+    // write timeout (okio would start that thread for the request's few hundred bytes): a
+    // WatchIdleGuard per call is the inactivity limit instead, from before the request is written
+    // until the response ends, and its cancel also ends a write that blocks.
     this.watchClient =
-        client.newBuilder().callTimeout(Duration.ZERO).readTimeout(Duration.ZERO).build();
+        client.newBuilder()
+            .callTimeout(Duration.ZERO)
+            .readTimeout(Duration.ZERO)
+            .writeTimeout(Duration.ZERO)
+            .build();
     Objects.requireNonNull(cacheMapper, "cacheMapper");
     this.forCache = cacheMapper == mapper ? this : new HttpCalls(this, cacheMapper);
   }
