@@ -48,9 +48,10 @@ import org.slf4j.LoggerFactory;
  * same informer, so a process that needs pods in three places still holds one cache and one
  * watch. Informers of one factory share the client's HTTP connection pool (one HTTP/2 connection
  * carries all their watches when the server speaks HTTP/2) and one bounded pool of delivery
- * threads ({@code kinformer-delivery-N}, one per processor, at least 2: see {@link
- * Informers#newDeliveryExecutor(String, int)}), so the thread count grows with informers (two
- * each: reflector and processor), not with handlers. Handlers take turns on that pool: a handler
+ * threads ({@code kinformer-delivery-N}, one less than the processors, at least 1: see {@link
+ * Informers#newDeliveryExecutor(String, int)}) that also runs their processing, so the thread count
+ * grows with informers (one each: its reflector), not with handlers. Handlers take turns on that
+ * pool: a handler
  * that blocks holds one of its threads, and when all are held for over a second the pool adds
  * temporary ones and logs a WARN naming the handlers; keep handlers quick.
  *

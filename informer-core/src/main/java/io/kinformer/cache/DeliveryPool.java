@@ -161,9 +161,14 @@ final class DeliveryPool extends AbstractExecutorService {
         threads);
   }
 
-  /** The default number of workers: the number of processors, at least 2. */
+  /**
+   * The default number of workers: one less than the number of processors, at least 1. The other
+   * processor is the watch readers': they decode every event, about 80 % of an event's CPU (the
+   * watch path of a 4 KB pod costs about 1.2 times plain Jackson decoding of its bytes,
+   * docs/benchmarks.md), while processing and delivery on this pool are the rest.
+   */
   static int defaultSize() {
-    return Math.max(2, Runtime.getRuntime().availableProcessors());
+    return Math.max(1, Runtime.getRuntime().availableProcessors() - 1);
   }
 
   // ---- submitting ----------------------------------------------------------------------------

@@ -28,8 +28,8 @@ public final class Informers {
 
   /**
    * A bounded pool for {@link SharedIndexInformer.Builder#deliveryExecutor}, to share among
-   * informers, with one worker per processor (at least 2): see {@link #newDeliveryExecutor(String,
-   * int)}.
+   * informers, with one worker less than the processors (at least 1; the other processor is left
+   * to the watch readers, which decode): see {@link #newDeliveryExecutor(String, int)}.
    */
   public static ExecutorService newDeliveryExecutor(String threadNamePrefix) {
     return newDeliveryExecutor(threadNamePrefix, DeliveryPool.defaultSize());

@@ -1,0 +1,101 @@
+package io.kinformer.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The threads informers add to a process, counted in a fresh JVM ({@link ThreadBudgetMain}):
+ * OkHttp's and okio's helper threads are process-wide, so in this JVM earlier tests would have
+ * started them already. Threads idle in OkHttp's task-runner pool are left out of the counts: they
+ * end by themselves after 60 s without work.
+ */
+class ThreadBudgetTest {
+
+  @ParameterizedTest(name = "HTTP/1.1, handlers={0}")
+  @CsvSource({"1", "10"})
+  void http1_firstInformerAddsFour_eachFurtherOneItsReader(int handlers) throws Exception {
+    Map<String, List<String>> stages = run(false, handlers);
+
+    // Ours: the watch reader, the delivery pool's one worker (processing runs on it as a task),
+    // the scheduler; OkHttp's: its connection pool's closer. No okio watchdog: watches have no
+    // read or write timeouts.
+    assertThat(working(stages.get("first")))
+        .containsExactlyInAnyOrder(
+            "OkHttp ConnectionPool connection closer",
+            "kinformer-delivery-1",
+            "kinformer-scheduler",
+            "kinformer-v1/configmaps-reflector");
+    assertThat(addedBySecond(stages)).containsExactly("kinformer-v1/pods-reflector");
+  }
+
+  @ParameterizedTest(name = "HTTP/2 over TLS, handlers={0}")
+  @CsvSource({"1", "10"})
+  void http2_firstInformerAddsFive_eachFurtherOneItsReader(int handlers) throws Exception {
+    Map<String, List<String>> stages = run(true, handlers);
+
+    // OkHttp reads an HTTP/2 connection on a thread of its own and runs the connection's timers
+    // (pings, the pool's closer) on another: one more than over HTTP/1.1.
+    assertThat(working(stages.get("first")))
+        .hasSize(5)
+        .contains("kinformer-delivery-1", "kinformer-scheduler", "kinformer-v1/configmaps-reflector")
+        .filteredOn(n -> !n.startsWith("kinformer-"))
+        .allMatch(n -> n.startsWith("OkHttp "));
+    assertThat(addedBySecond(stages)).containsExactly("kinformer-v1/pods-reflector");
+  }
+
+  private static List<String> working(List<String> threads) {
+    return threads.stream().filter(n -> !n.endsWith(ThreadBudgetMain.IDLE)).toList();
+  }
+
+  private static List<String> addedBySecond(Map<String, List<String>> stages) {
+    List<String> second = new ArrayList<>(working(stages.get("second")));
+    for (String t : working(stages.get("first"))) {
+      second.remove(t);
+    }
+    return second;
+  }
+
+  private static Map<String, List<String>> run(boolean tls, int handlers)
+      throws IOException, InterruptedException {
+    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+    Process p =
+        new ProcessBuilder(
+                java.toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                ThreadBudgetMain.class.getName(),
+                Boolean.toString(tls),
+                Integer.toString(handlers))
+            .redirectErrorStream(true)
+            .start();
+    String out;
+    try {
+      p.getOutputStream().close();
+      out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("child JVM ended").isTrue();
+    } finally {
+      p.destroyForcibly();
+    }
+    assertThat(p.exitValue()).as("child JVM's exit; its output:%n%s", out).isZero();
+    Map<String, List<String>> stages = new LinkedHashMap<>();
+    for (String line : out.split("\n")) {
+      String[] parts = line.strip().split(" ", 2);
+      if (parts[0].equals("first") || parts[0].equals("second")) {
+        stages.put(parts[0], parts.length < 2 ? List.of() : Arrays.asList(parts[1].split(",")));
+      }
+    }
+    assertThat(stages).as("stages printed by the child JVM:%n%s", out).containsKeys("first", "second");
+    return stages;
+  }
+}
