@@ -299,6 +299,52 @@ class ProcessorListenerTest {
     }
   }
 
+  /** A handler whose first call takes {@code callTime} of the fake clock. */
+  private ResourceEventHandler<Pod> slowOnce(Duration callTime) {
+    AtomicBoolean first = new AtomicBoolean(true);
+    return new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(Pod obj, boolean isInInitialList) {
+        calls.add("add " + obj.getMetadata().getName());
+        if (first.getAndSet(false)) {
+          clock.advance(callTime);
+        }
+      }
+    };
+  }
+
+  @Test
+  void slowCall_withABacklog_isLoggedWithHandlerAndBacklog() throws Exception {
+    ResourceEventHandler<Pod> slow = slowOnce(ProcessorListener.SLOW_CALL.plusMillis(50));
+    ProcessorListener<Pod> l = listener(slow, manual, () -> true);
+    int queued = ProcessorListener.SLOW_BACKLOG + 10;
+    for (int i = 0; i < queued; i++) {
+      l.add(new Notification.Add<>(pod("ns", "p" + i), false));
+    }
+    Runnable drain = manual.poll();
+
+    String logged = LogCapture.stderrOf(drain::run);
+
+    assertThat(logged)
+        .contains("WARN")
+        .contains("informer=pods handler " + ProcessorListener.nameOf(slow))
+        .contains("took 150 ms on add of ns/p0")
+        .contains((queued - 1) + " notifications wait for it");
+  }
+
+  @Test
+  void slowCall_withoutABacklog_orAFastOne_isNotAWarning() throws Exception {
+    ProcessorListener<Pod> l =
+        listener(slowOnce(ProcessorListener.SLOW_CALL.plusMillis(50)), manual, () -> true);
+    l.add(new Notification.Add<>(pod("ns", "slow"), false));
+    l.add(new Notification.Add<>(pod("ns", "fast"), false));
+
+    String logged = LogCapture.stderrOf(manual::runAll);
+
+    assertThat(calls).containsExactly("add slow", "add fast");
+    assertThat(logged).doesNotContain("WARN");
+  }
+
   @Test
   void handlerRemovedDuringThePause_staysStopped() {
     ResourceEventHandler<Pod> throwing =
