@@ -149,6 +149,16 @@ final class DefaultController<T extends HasMetadata> implements Controller {
     return r == null ? "" : r.lastSyncResourceVersion();
   }
 
+  /** The reflector, once {@link #run} or {@link #start} made it; for tests that step it. */
+  @Nullable Reflector<T> reflector() {
+    lock.lock();
+    try {
+      return reflector;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Whether the calling thread is running a process function of this controller. */
   boolean isProcessingThread() {
     lock.lock();

@@ -444,7 +444,16 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
     if (config.threadFactory != null) {
       rb.threadFactory(config.threadFactory);
     }
+    if (config.reflectorExecutor != null) {
+      rb.executor(config.reflectorExecutor);
+    }
     return rb;
+  }
+
+  /** The reflector, once {@link #start()} made it; for tests that step it. */
+  @Nullable Reflector<T> reflector() {
+    DefaultController<T> c = controller;
+    return c == null ? null : c.reflector();
   }
 
   @Override

@@ -417,7 +417,7 @@ final class DeliveryPool extends AbstractExecutorService {
     }
     if (extra != null) {
       log.warn(
-          "delivery pool {}: all {} workers have been inside one handler call for over {} while"
+          "delivery pool {}: every worker ({}) has been inside one handler call for over {} while"
               + " {} more wait; starting extra worker {} (at most {} extra). Stuck: {}. Handlers"
               + " should return quickly and hand slow work to a WorkQueue",
           prefix,
@@ -430,7 +430,7 @@ final class DeliveryPool extends AbstractExecutorService {
       start(extra);
     } else if (atCap) {
       log.warn(
-          "delivery pool {}: all {} workers have been inside one handler call for over {} and"
+          "delivery pool {}: every worker ({}) has been inside one handler call for over {} and"
               + " the {} extra workers are in use; {} tasks wait until one returns. Stuck: {}",
           prefix,
           count,

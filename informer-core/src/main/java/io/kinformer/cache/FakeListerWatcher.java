@@ -240,6 +240,24 @@ public final class FakeListerWatcher<T extends HasMetadata> implements ListerWat
     }
   }
 
+  /**
+   * How many items the open watches hold that {@code next()} would return without waiting (events,
+   * and a failure or the end of a stream): for tests that read a watch on their own thread and must
+   * not read one with nothing in it.
+   */
+  int readableOnOpenWatches() {
+    lock.lock();
+    try {
+      int n = 0;
+      for (FakeWatch<T> w : openWatches) {
+        n += w.readable();
+      }
+      return n;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** The current resourceVersion. */
   public String resourceVersion() {
     lock.lock();
@@ -393,6 +411,10 @@ public final class FakeListerWatcher<T extends HasMetadata> implements ListerWat
       if (!finished) {
         queue.add(event);
       }
+    }
+
+    int readable() {
+      return queue.size();
     }
 
     void finish(@Nullable InformerException failure) {

@@ -1626,10 +1626,15 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     }
 
     /**
-     * Runs {@link #start()}'s loop on {@code executor} instead of a thread of its own: tests pass a
-     * direct executor, so that the loop runs on the test thread until it waits on the clock.
+     * Runs {@link #start()}'s cycles on {@code executor} instead of a thread of its own. A cycle
+     * holds the executor's thread while it lists and watches (reading a watch blocks); a backoff
+     * holds none: the loop ends and is handed to the executor again, from the {@link Scheduler},
+     * when the wait is over. The executor is not shut down by {@link #close()}, which cancels a
+     * request in flight instead. Tests pass a direct executor (the loop runs on the test thread
+     * until it waits on the clock) or one they run by hand, and may drive single transitions with
+     * {@link #step()}. Default: a thread of its own, made by the {@link #threadFactory}.
      */
-    Builder<T> runOn(Executor executor) {
+    public Builder<T> executor(Executor executor) {
       this.runOn = Objects.requireNonNull(executor, "executor");
       return this;
     }

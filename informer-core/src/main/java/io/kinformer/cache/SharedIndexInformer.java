@@ -210,6 +210,7 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
     @Nullable Backoff backoff;
     @Nullable Executor deliveryExecutor;
     @Nullable Executor processingExecutor;
+    @Nullable Executor reflectorExecutor;
     @Nullable InformerMetricsProvider metricsProvider;
     InformerMetricsProvider.@Nullable InformerId metricsId;
     @Nullable ThreadFactory threadFactory;
@@ -295,6 +296,17 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
      */
     public Builder<T> processingExecutor(Executor executor) {
       this.processingExecutor = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /**
+     * Runs the reflector's cycles (see {@link Reflector.Builder#executor}). Default: a thread of its
+     * own, {@code kinformer-<name>-reflector}. With an executor the test runs by hand, together with
+     * hand-run {@link #deliveryExecutor} and {@link #processingExecutor} and a {@link
+     * io.kinformer.time.FakeClock}, an informer runs entirely on the test's thread.
+     */
+    public Builder<T> reflectorExecutor(Executor executor) {
+      this.reflectorExecutor = Objects.requireNonNull(executor, "executor");
       return this;
     }
 

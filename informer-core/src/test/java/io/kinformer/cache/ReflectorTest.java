@@ -594,7 +594,7 @@ class ReflectorTest {
   @Test
   void start_afterEachCycle_waitsTheBackoffThenRelists() {
     lw.listFails(INTERNAL).listFails(INTERNAL).list("5").watch(LATER, error(EXPIRED)).list("6");
-    Reflector<Pod> r = builder().streamingList(false).runOn(Runnable::run).build();
+    Reflector<Pod> r = builder().streamingList(false).executor(Runnable::run).build();
 
     r.start();
     List<Duration> waits = new ArrayList<>();
@@ -619,7 +619,7 @@ class ReflectorTest {
         new ApiException(503, "ServiceUnavailable", "busy", Duration.ofSeconds(7), List.of(),
             false);
     lw.listFails(busy);
-    Reflector<Pod> r = builder().streamingList(false).runOn(Runnable::run).build();
+    Reflector<Pod> r = builder().streamingList(false).executor(Runnable::run).build();
 
     r.start();
     assertThat(r.state()).isInstanceOfSatisfying(ReflectorState.BackingOff.class,
@@ -630,7 +630,7 @@ class ReflectorTest {
   @Test
   void listAndWatch_afterStart_isRefused() {
     lw.listFails(INTERNAL);
-    Reflector<Pod> r = builder().streamingList(false).runOn(Runnable::run).build();
+    Reflector<Pod> r = builder().streamingList(false).executor(Runnable::run).build();
     r.start();
     assertThatThrownBy(r::listAndWatch).isInstanceOf(IllegalStateException.class);
     r.close();

@@ -1,6 +1,5 @@
 package io.kinformer.cache;
 
-import static io.kinformer.cache.InformerTestSupport.await;
 import static io.kinformer.cache.TestPods.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -12,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
@@ -23,7 +21,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The informer's client-go 1.36 pipeline end to end over a fake ListerWatcher: a RealFifo in
  * arrival order, the first list applied atomically before the informer reports synced, bookmarks
- * reaching the store, and no user code under the informer's locks.
+ * reaching the store, and no user code under the informer's locks. Most cases run the whole
+ * informer on the test's thread ({@link SteppedInformer}).
  */
 class SharedInformerPipelineTest {
 
@@ -49,47 +48,30 @@ class SharedInformerPipelineTest {
     informers.forEach(SharedIndexInformer::close);
   }
 
-  /** An executor whose tasks run only when the test says so, on the test thread. */
-  static final class ManualExecutor implements Executor {
-    final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
-    final List<Boolean> lockHeldAtSubmit = new CopyOnWriteArrayList<>();
-    volatile DefaultSharedIndexInformer<?> informer;
-
-    @Override
-    public void execute(Runnable task) {
-      DefaultSharedIndexInformer<?> i = informer;
-      if (i != null) {
-        lockHeldAtSubmit.add(i.holdsAnyLock());
-      }
-      tasks.add(task);
-    }
-
-    void runAll() {
-      Runnable r;
-      while ((r = tasks.poll()) != null) {
-        r.run();
-      }
-    }
+  /** An informer on the test's thread alone (see {@link SteppedInformer}). */
+  private SteppedInformer<Pod> stepped() {
+    SteppedInformer<Pod> i = new SteppedInformer<>("pods", source, clock);
+    informers.add(i.informer);
+    return i;
   }
 
   @Test
   void everyWatchEvent_isDeliveredInArrivalOrder_withNothingMerged() {
-    ManualExecutor delivery = new ManualExecutor();
-    SharedIndexInformer<Pod> informer = informer(delivery);
+    SteppedInformer<Pod> i = stepped();
     Recorder r = new Recorder();
-    informer.addEventHandler(r);
-    informer.start();
-    await().until(() -> source.openWatchCount() == 1);
+    i.informer.addEventHandler(r);
+    i.start().settle();
+    assertThat(i.informer.hasSynced()).isTrue();
 
     source.add(pod("ns", "a"));
     source.add(pod("ns", "b"));
     source.modify(pod("ns", "a"));
     source.modify(pod("ns", "a"));
     source.delete(pod("ns", "b"));
-    await().until(() -> informer.getIndexer().listKeys().equals(List.of("ns/a"))
-        && "6".equals(informer.getIndexer().lastStoreSyncResourceVersion()));
-    delivery.runAll();
+    i.settle();
 
+    assertThat(i.informer.getIndexer().listKeys()).containsExactly("ns/a");
+    assertThat(i.informer.getIndexer().lastStoreSyncResourceVersion()).isEqualTo("6");
     assertThat(r.calls)
         .containsExactly(
             "add ns/a@2", "add ns/b@3", "update ns/a@2->4", "update ns/a@4->5", "delete ns/b@6");
@@ -97,98 +79,99 @@ class SharedInformerPipelineTest {
 
   @Test
   void executorsAndHandlers_neverRunUnderTheInformersLocks() {
-    ManualExecutor delivery = new ManualExecutor();
     source.add(pod("ns", "a"));
-    SharedIndexInformer<Pod> informer = informer(delivery);
-    delivery.informer = (DefaultSharedIndexInformer<?>) informer;
-    List<Boolean> lockHeldInHandler = new CopyOnWriteArrayList<>();
+    SteppedInformer<Pod> i = stepped();
+    i.tasks.watched = i.informer;
+    List<Boolean> lockHeldInHandler = new ArrayList<>();
     ResourceEventHandler<Pod> probe =
         new ResourceEventHandler<>() {
           @Override
           public void onAdd(Pod obj, boolean isInInitialList) {
-            lockHeldInHandler.add(((DefaultSharedIndexInformer<?>) informer).holdsAnyLock());
+            lockHeldInHandler.add(i.informer.holdsAnyLock());
           }
         };
-    informer.addEventHandler(probe);
-    informer.start();
-    await().until(informer::hasSynced);
+    i.informer.addEventHandler(probe);
+    i.start().settle();
     source.add(pod("ns", "b"));
-    await().until(() -> informer.getIndexer().listKeys().size() == 2);
-    informer.addEventHandler(probe); // a late handler: seeded with the cache
-    delivery.runAll();
+    i.settle();
+    i.informer.addEventHandler(probe); // a late handler: seeded with the cache
+    i.tasks.runAll();
 
-    assertThat(delivery.lockHeldAtSubmit).isNotEmpty().containsOnly(false);
+    assertThat(i.tasks.lockHeldAtSubmit).isNotEmpty().containsOnly(false);
     assertThat(lockHeldInHandler).hasSize(4).containsOnly(false);
   }
 
   @Test
-  void hasSynced_staysFalseUntilTheFirstListIsInTheCache() throws Exception {
+  void hasSynced_staysFalseUntilTheFirstListIsInTheCache() {
     source.add(pod("ns", "a"));
     source.add(pod("ns", "b"));
-    CountDownLatch indexing = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    SharedIndexInformer<Pod> informer = informer(Runnable::run);
-    informer.addIndexers(
+    SteppedInformer<Pod> i = stepped();
+    List<String> seenWhileIndexing = new ArrayList<>();
+    i.informer.addIndexers(
         Map.of(
-            "slow",
+            "probe",
             p -> {
-              indexing.countDown();
-              try {
-                release.await();
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
+              seenWhileIndexing.add(
+                  p.getMetadata().getName() + " synced=" + i.informer.hasSynced());
               return List.of();
             }));
-    informer.start();
+    i.start();
+    i.step(); // Idle -> Streaming: the cycle starts
+    i.step(); // the watch opens with the initial events
+    i.step(); // ADDED a
+    i.step(); // ADDED b
+    i.step(); // the initial-events-end bookmark: the list is queued as one REPLACED_ALL
+    assertThat(i.informer.hasSynced()).as("queued, not yet processed").isFalse();
+    assertThat(i.informer.getIndexer().listKeys()).isEmpty();
 
-    assertThat(indexing.await(10, TimeUnit.SECONDS)).isTrue();
-    assertThat(informer.hasSynced()).as("the list is being applied").isFalse();
-    assertThat(informer.getIndexer().listKeys()).isEmpty();
-    release.countDown();
-    assertThat(informer.awaitSynced(Duration.ofSeconds(10))).isTrue();
-    assertThat(informer.getIndexer().listKeys()).containsExactlyInAnyOrder("ns/a", "ns/b");
+    i.tasks.runAll();
+
+    assertThat(seenWhileIndexing).containsExactlyInAnyOrder("a synced=false", "b synced=false");
+    assertThat(i.informer.hasSynced()).isTrue();
+    assertThat(i.informer.getIndexer().listKeys()).containsExactlyInAnyOrder("ns/a", "ns/b");
   }
 
   @Test
   void bookmarks_moveTheStoresResourceVersion_inOrderWithTheObjects() {
-    SharedIndexInformer<Pod> informer = informer(Runnable::run);
-    informer.start();
-    await().until(() -> source.openWatchCount() == 1);
+    SteppedInformer<Pod> i = stepped();
+    i.start().settle();
 
     source.add(pod("ns", "a"));
     source.sendToWatches(WatchEvent.of(WatchEventType.BOOKMARK, TestPods.bookmark("99")));
+    i.step(); // ADDED a
+    i.tasks.runAll();
+    assertThat(i.informer.getIndexer().lastStoreSyncResourceVersion()).isEqualTo("2");
+    i.settle(); // the bookmark
 
-    await().until(() -> "99".equals(informer.getIndexer().lastStoreSyncResourceVersion()));
-    assertThat(informer.getIndexer().listKeys()).containsExactly("ns/a");
+    assertThat(i.informer.getIndexer().lastStoreSyncResourceVersion()).isEqualTo("99");
+    assertThat(i.informer.getIndexer().listKeys()).containsExactly("ns/a");
   }
 
   @Test
   void registrationSynced_completesOnceItsHandlerHasSeenTheInitialList() {
     source.add(pod("ns", "a"));
-    ManualExecutor delivery = new ManualExecutor();
-    SharedIndexInformer<Pod> informer = informer(delivery);
-    ResourceEventHandlerRegistration early = informer.addEventHandler(new Recorder());
-    informer.start();
-    await().until(informer::hasSynced);
-
-    assertThat(early.synced()).as("its initial add is not delivered yet").isNotDone();
-    delivery.runAll();
+    SteppedInformer<Pod> i = stepped();
+    ResourceEventHandlerRegistration early = i.informer.addEventHandler(new Recorder());
+    i.start();
+    while (!i.informer.hasSynced()) {
+      i.step();
+      i.tasks.runAll();
+    }
     assertThat(early.synced()).isCompleted();
     assertThat(early.hasSynced()).isTrue();
 
-    ResourceEventHandlerRegistration late = informer.addEventHandler(new Recorder());
-    assertThat(late.synced()).isNotDone();
-    delivery.runAll();
+    ResourceEventHandlerRegistration late = i.informer.addEventHandler(new Recorder());
+    assertThat(late.synced()).as("its initial add is queued, not delivered").isNotDone();
+    i.tasks.runAll();
     assertThat(late.synced()).isCompleted();
   }
 
   @Test
   void registrationSynced_ofAHandlerAddedToAnEmptySyncedCache_completesAtOnce() {
-    SharedIndexInformer<Pod> informer = informer(Runnable::run);
-    informer.start();
-    await().until(informer::hasSynced);
-    assertThat(informer.addEventHandler(new Recorder()).synced()).isCompleted();
+    SteppedInformer<Pod> i = stepped();
+    i.start().settle();
+    assertThat(i.informer.hasSynced()).isTrue();
+    assertThat(i.informer.addEventHandler(new Recorder()).synced()).isCompleted();
   }
 
   @Test
