@@ -495,7 +495,8 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
       return transition(Input.close());
     }
     if (s instanceof Idle) {
-      return transition(Input.start());
+      // As the run loop: the first cycle starts at once, each next one after a backoff.
+      return transition(cyclesStarted == 0 ? Input.start() : Input.backOff());
     }
     if (s instanceof BackingOff) {
       return transition(Input.waited());

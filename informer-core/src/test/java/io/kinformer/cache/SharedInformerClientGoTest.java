@@ -351,7 +351,8 @@ class SharedInformerClientGoTest {
     // The watch ends; the re-watch finds its resourceVersion expired, which ends the cycle.
     assertThat(stepUntilTheCycleEnds(i).phase())
         .isEqualTo(ReflectorException.Phase.WATCH_ERROR_EVENT);
-    i.settle(); // the next cycle (Go moves its clock through the backoff before it)
+    i.backOff(); // as Go moves its clock through the backoff
+    i.settle(); // the next cycle
 
     assertThat(noResync.calls).containsExactly("update ns/pod2@3->5", "add ns/pod3@4");
     assertThat(resync.calls)
@@ -378,6 +379,7 @@ class SharedInformerClientGoTest {
     assertThat(log).contains("Access Denied");
     assertThat(i.informer.hasSynced()).isFalse();
 
+    i.backOff();
     i.settle(); // the next cycle lists again, and succeeds
     assertThat(i.informer.hasSynced()).isTrue();
     assertThat(errors).hasSize(1);

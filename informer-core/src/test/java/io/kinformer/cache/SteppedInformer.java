@@ -92,6 +92,22 @@ final class SteppedInformer<T extends HasMetadata> implements AutoCloseable {
     throw new AssertionError("the reflector did not settle in 100,000 steps");
   }
 
+  /**
+   * From the end of a cycle (the reflector {@code Idle} after a failure) through the backoff the
+   * run loop would wait: the clock moves by its delay, and the next cycle starts.
+   *
+   * @return the backoff passed through
+   */
+  ReflectorState.BackingOff backOff() {
+    ReflectorState s = step();
+    if (!(s instanceof ReflectorState.BackingOff b)) {
+      throw new AssertionError("expected a backoff at the end of a cycle, got " + s);
+    }
+    clock.advance(b.delay());
+    step();
+    return b;
+  }
+
   Reflector<T> reflector() {
     Reflector<T> r = informer.reflector();
     if (r == null) {
