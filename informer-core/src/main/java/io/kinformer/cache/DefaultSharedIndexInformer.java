@@ -190,9 +190,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
         throw new IllegalStateException(
             "handler "
                 + ProcessorListener.nameOf(handler)
-                + " was not added to shared informer "
-                + name
-                + " because it has stopped already");
+                + " was not added to shared informer because it has stopped already");
       }
       Duration period = resyncPeriod;
       if (!period.isZero()) {
@@ -309,6 +307,11 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
 
   @Override
   public void addIndexers(Map<String, IndexFunc<T>> indexers) {
+    synchronized (lifecycle) {
+      if (stopped) {
+        throw new IllegalStateException("indexer was not added because it has stopped already");
+      }
+    }
     // Blocking deltas keeps the new index consistent with objects being applied right now.
     blockDeltas.lock();
     try {

@@ -120,6 +120,8 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
    * Adds indices to the cache; objects already cached are indexed at once.
    *
    * @throws IllegalArgumentException if a name is already in use
+   * @throws IllegalStateException if the informer was closed (client-go's "indexer was not added
+   *     because it has stopped already")
    */
   void addIndexers(Map<String, IndexFunc<T>> indexers);
 

@@ -219,6 +219,15 @@ class SharedInformerPipelineTest {
     informer.close();
     org.assertj.core.api.Assertions.assertThatIllegalStateException()
         .isThrownBy(() -> informer.addEventHandler(new Recorder()))
-        .withMessageContaining("was not added to shared informer pods because it has stopped already");
+        .withMessageEndingWith(" was not added to shared informer because it has stopped already");
+  }
+
+  @Test
+  void addIndexers_toAClosedInformer_isRefusedWithClientGosMessage() {
+    SharedIndexInformer<Pod> informer = informer(Runnable::run);
+    informer.close();
+    org.assertj.core.api.Assertions.assertThatIllegalStateException()
+        .isThrownBy(() -> informer.addIndexers(Map.of("byName", p -> List.of("x"))))
+        .withMessage("indexer was not added because it has stopped already");
   }
 }
