@@ -117,7 +117,6 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   private volatile List<ProcessorListener<T>> closingListeners = List.of();
 
   DefaultSharedIndexInformer(SharedIndexInformer.Builder<T> b) {
-    this.name = b.name;
     this.listerWatcher = b.listerWatcher;
     this.config = b;
     this.clock = b.clock;
@@ -130,13 +129,20 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
           }
         });
     this.indexer = new ThreadSafeIndexer<>(Keys::metaNamespaceKey, indices);
-    this.deltas = new DeltaProcessor<>(name, indexer, blockDeltas, new Distributor());
     this.metricsProvider = b.metricsProvider;
     this.metricsId = b.metricsId;
     if (metricsProvider != null && metricsId != null) {
       InformerNames.reserve(metricsId.name());
       indexer.resourceVersionGauge(metricsProvider.newStoreResourceVersionMetric(metricsId));
     }
+    // Taken once nothing below can fail, and given back by close().
+    this.name = InformerNames.takeUnique(b.name);
+    if (!name.equals(b.name)) {
+      log.info(
+          "informer={}: another informer of this process is named {}; this one logs as {}",
+          name, b.name, name);
+    }
+    this.deltas = new DeltaProcessor<>(name, indexer, blockDeltas, new Distributor());
     this.resyncCheckPeriod = b.defaultResync;
     this.defaultEventHandlerResyncPeriod = b.defaultResync;
     if (b.deliveryExecutor != null) {
@@ -543,6 +549,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
     if (metricsId != null) {
       InformerNames.release(metricsId.name());
     }
+    InformerNames.releaseUnique(name);
     closed.countDown();
     if (interrupted) {
       Thread.currentThread().interrupt();

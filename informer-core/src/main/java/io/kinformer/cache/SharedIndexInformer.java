@@ -67,7 +67,11 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
     return new Builder<>(name, listerWatcher);
   }
 
-  /** The name given at construction. */
+  /**
+   * The informer's name in logs and thread names: the one given to {@link #builder}, unique in
+   * the process. While another informer of the process that has not been closed has that name,
+   * this one gets the first free {@code name#N} (N from 2), and logs it once at INFO.
+   */
   String name();
 
   /**

@@ -98,10 +98,10 @@ class InformerMetricsTest {
   }
 
   @Test
-  void informerWithoutAnIdentity_publishesNothing_andNeedsNoUniqueName() {
+  void informerWithoutAnIdentity_publishesNothing_andMayRepeatAName_whichLogsGetUnique() {
     SharedIndexInformer<Pod> a = SharedIndexInformer.builder("same", source).build();
     SharedIndexInformer<Pod> b = SharedIndexInformer.builder("same", source).build();
-    assertThat(b.name()).isEqualTo(a.name());
+    assertThat(List.of(a.name(), b.name())).containsExactly("same", "same#2");
     a.close();
     b.close();
   }

@@ -214,6 +214,24 @@ class SharedInformerPipelineTest {
   }
 
   @Test
+  void names_areUniqueInTheProcess_whileTheirInformersLive() {
+    SharedIndexInformer<Pod> first = named("names-test");
+    SharedIndexInformer<Pod> second = named("names-test");
+    SharedIndexInformer<Pod> third = named("names-test");
+    assertThat(List.of(first.name(), second.name(), third.name()))
+        .containsExactly("names-test", "names-test#2", "names-test#3");
+
+    second.close();
+    assertThat(named("names-test").name()).as("a closed informer's name is free").isEqualTo("names-test#2");
+  }
+
+  private SharedIndexInformer<Pod> named(String name) {
+    SharedIndexInformer<Pod> i = SharedIndexInformer.builder(name, source).clock(clock).scheduler(clock).build();
+    informers.add(i);
+    return i;
+  }
+
+  @Test
   void addEventHandler_toAClosedInformer_isRefusedWithClientGosMessage() {
     SharedIndexInformer<Pod> informer = informer(Runnable::run);
     informer.close();
