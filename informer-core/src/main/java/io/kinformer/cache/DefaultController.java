@@ -4,9 +4,12 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.kinformer.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -64,6 +67,8 @@ final class DefaultController<T extends HasMetadata> implements Controller {
   private @Nullable Thread running;
   // @GuardedBy("lock"); set by start()
   private @Nullable Reflector<T> reflector;
+  /** The threads of the executor made here (dead ones pruned as new ones come), by identity. */
+  private final Set<Thread> ownThreads = ConcurrentHashMap.newKeySet();
 
   DefaultController(Controller.Config<T> config) {
     this.config = Objects.requireNonNull(config, "config");
@@ -74,6 +79,7 @@ final class DefaultController<T extends HasMetadata> implements Controller {
       this.executor = config.executor;
       this.ownExecutor = null;
     } else {
+      ThreadFactory named = Reflector.namedDaemon("kinformer-" + name + "-processor");
       ThreadPoolExecutor own =
           new ThreadPoolExecutor(
               0,
@@ -81,7 +87,12 @@ final class DefaultController<T extends HasMetadata> implements Controller {
               30,
               TimeUnit.SECONDS,
               new LinkedBlockingQueue<>(),
-              Reflector.namedDaemon("kinformer-" + name + "-processor"));
+              r -> {
+                Thread t = named.newThread(r);
+                ownThreads.removeIf(old -> old.getState() == Thread.State.TERMINATED);
+                ownThreads.add(t);
+                return t;
+              });
       this.executor = own;
       this.ownExecutor = own;
     }
@@ -216,8 +227,9 @@ final class DefaultController<T extends HasMetadata> implements Controller {
     }
   }
 
+  /** Whether the caller is a thread of the executor this controller made (a process function). */
   private boolean isOwnThread() {
-    return Thread.currentThread().getName().equals("kinformer-" + name + "-processor");
+    return ownThreads.contains(Thread.currentThread());
   }
 
   /**
