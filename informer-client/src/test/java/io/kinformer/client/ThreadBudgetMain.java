@@ -17,8 +17,9 @@ import java.util.stream.Collectors;
 /**
  * Counts the threads informers add to a process that has made no other HTTP call: run in a JVM of
  * its own by {@link ThreadBudgetTest}, since OkHttp's and okio's helper threads are process-wide.
- * Prints one line per stage, {@code <stage> <name>,<name>,...}, naming the threads alive then that
- * were not before the first informer (the embedded server's own threads left out).
+ * Prints one line per stage (after the first informer synced and delivered a burst, after a second
+ * synced, after eight more synced), {@code <stage> <name>,<name>,...}, naming the threads alive
+ * then that were not before the first informer (the embedded server's own threads left out).
  *
  * <p>Arguments: {@code tls} ({@code true}/{@code false}) and the number of handlers per informer.
  */
@@ -74,6 +75,15 @@ final class ThreadBudgetMain {
         factory.start();
         require(factory.waitForCacheSync(Duration.ofSeconds(30)), "pods synced");
         print("second", before);
+
+        for (int i = 0; i < 8; i++) {
+          factory
+              .informerFor(ConfigMap.class, SharedInformerFactory.InformerOptions.inNamespace("ns-" + i))
+              .addEventHandler(new ResourceEventHandler<ConfigMap>() {});
+        }
+        factory.start();
+        require(factory.waitForCacheSync(Duration.ofSeconds(30)), "ten informers synced");
+        print("tenth", before);
       }
     }
   }

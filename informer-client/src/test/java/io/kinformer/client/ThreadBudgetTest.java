@@ -37,6 +37,7 @@ class ThreadBudgetTest {
             "kinformer-scheduler",
             "kinformer-v1/configmaps-reflector");
     assertThat(addedBySecond(stages)).containsExactly("kinformer-v1/pods-reflector");
+    assertThat(added(stages, "second", "tenth")).containsExactlyInAnyOrderElementsOf(eightMoreReflectors());
   }
 
   @ParameterizedTest(name = "HTTP/2 over TLS, handlers={0}")
@@ -52,6 +53,7 @@ class ThreadBudgetTest {
         .filteredOn(n -> !n.startsWith("kinformer-"))
         .allMatch(n -> n.startsWith("OkHttp "));
     assertThat(addedBySecond(stages)).containsExactly("kinformer-v1/pods-reflector");
+    assertThat(added(stages, "second", "tenth")).containsExactlyInAnyOrderElementsOf(eightMoreReflectors());
   }
 
   private static List<String> working(List<String> threads) {
@@ -59,11 +61,25 @@ class ThreadBudgetTest {
   }
 
   private static List<String> addedBySecond(Map<String, List<String>> stages) {
-    List<String> second = new ArrayList<>(working(stages.get("second")));
-    for (String t : working(stages.get("first"))) {
-      second.remove(t);
+    return added(stages, "first", "second");
+  }
+
+  /** The working threads of stage {@code to} that stage {@code from} did not have. */
+  private static List<String> added(Map<String, List<String>> stages, String from, String to) {
+    List<String> later = new ArrayList<>(working(stages.get(to)));
+    for (String t : working(stages.get(from))) {
+      later.remove(t);
     }
-    return second;
+    return later;
+  }
+
+  /** The eight informers the child adds after the second, one reflector each. */
+  private static List<String> eightMoreReflectors() {
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      names.add("kinformer-v1/configmaps@ns-" + i + "-reflector");
+    }
+    return names;
   }
 
   private static Map<String, List<String>> run(boolean tls, int handlers)
@@ -91,11 +107,13 @@ class ThreadBudgetTest {
     Map<String, List<String>> stages = new LinkedHashMap<>();
     for (String line : out.split("\n")) {
       String[] parts = line.strip().split(" ", 2);
-      if (parts[0].equals("first") || parts[0].equals("second")) {
+      if (parts[0].equals("first") || parts[0].equals("second") || parts[0].equals("tenth")) {
         stages.put(parts[0], parts.length < 2 ? List.of() : Arrays.asList(parts[1].split(",")));
       }
     }
-    assertThat(stages).as("stages printed by the child JVM:%n%s", out).containsKeys("first", "second");
+    assertThat(stages)
+        .as("stages printed by the child JVM:%n%s", out)
+        .containsKeys("first", "second", "tenth");
     return stages;
   }
 }
