@@ -110,6 +110,10 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   private volatile @Nullable RealFifo<T> fifo;
   private volatile @Nullable DefaultController<T> controller;
 
+  /** The callers of resourceVersionSeen, checked after every change applied. */
+  private final ResourceVersionWaiters resourceVersionWaiters =
+      new ResourceVersionWaiters(this::reached);
+
   /** Counted down when the first close() has finished. */
   private final CountDownLatch closed = new CountDownLatch(1);
 
@@ -328,6 +332,33 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   }
 
   @Override
+  public CompletableFuture<Void> resourceVersionSeen(@Nullable String key, String resourceVersion) {
+    Objects.requireNonNull(resourceVersion, "resourceVersion");
+    ResourceVersions.isSeen(indexer, key, resourceVersion); // refuses one that cannot be compared
+    return resourceVersionWaiters.add(key, resourceVersion);
+  }
+
+  @Override
+  public boolean awaitResourceVersion(
+      @Nullable String key, String resourceVersion, Duration timeout) throws InterruptedException {
+    CompletableFuture<Void> seen = resourceVersionSeen(key, resourceVersion);
+    try {
+      seen.get(Math.max(0, timeout.toNanos()), TimeUnit.NANOSECONDS);
+      return true;
+    } catch (java.util.concurrent.TimeoutException e) {
+      seen.cancel(false); // forgotten at the next check
+      return false;
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof IllegalStateException ise ? ise : new IllegalStateException(e);
+    }
+  }
+
+  /** Whether the cache has reached {@code rv}: the store past it, or the object at key at it. */
+  private boolean reached(@Nullable String key, String rv) {
+    return ResourceVersions.isSeen(indexer, key, rv);
+  }
+
+  @Override
   public boolean hasSynced() {
     RealFifo<T> f = fifo;
     return f != null && f.hasSynced();
@@ -500,6 +531,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
     @Override
     public void afterUnlock() {
       SharedProcessor.submitAll(toSubmit);
+      resourceVersionWaiters.check();
     }
   }
 
@@ -545,6 +577,8 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
     }
     syncedFuture.completeExceptionally(
         new IllegalStateException("informer " + name + " was closed before it synced"));
+    resourceVersionWaiters.close(
+        "informer " + name + " was closed before its cache saw the resourceVersion");
     closingListeners = List.of();
     if (metricsId != null) {
       InformerNames.release(metricsId.name());

@@ -47,7 +47,10 @@ final class DeltaProcessor<T extends HasMetadata> {
      */
     void underLock(List<Notification<T>> notifications);
 
-    /** Called once the commit lock is released (or right after underLock if there is none). */
+    /**
+     * Called once the commit lock is released (or right after underLock if there is none), and
+     * after a bookmark has moved the store's resourceVersion.
+     */
     void afterUnlock();
   }
 
@@ -72,7 +75,10 @@ final class DeltaProcessor<T extends HasMetadata> {
         replacedAll(info, isInInitialList);
       }
       case SYNC_ALL -> syncAll();
-      case BOOKMARK -> indexer.bookmark(((Delta.BookmarkInfo) d.object()).resourceVersion());
+      case BOOKMARK -> {
+        indexer.bookmark(((Delta.BookmarkInfo) d.object()).resourceVersion());
+        sink.afterUnlock(); // nothing to notify, but the store's resourceVersion moved
+      }
       default -> processBatch(List.of(d), isInInitialList);
     }
   }

@@ -133,6 +133,35 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
   boolean hasSynced();
 
   /**
+   * Read-your-writes: a future completed once the cache has seen {@code resourceVersion}, the one a
+   * write of the caller's returned (a create, update, patch or delete): once the store's last
+   * synced resourceVersion ({@link Store#lastStoreSyncResourceVersion()}) is at or past it, or the
+   * object cached at {@code key} has it or a later one. A deletion is seen once the store is past
+   * it. The cache may be further ahead, with later writes of others. Fails with {@link
+   * IllegalStateException} if the informer closes first; never completes if the informer never
+   * sees that version (another resource's, or a watch stuck behind), so bound the wait. Dependent
+   * actions registered without an executor run on the informer's processing thread: use the
+   * {@code ...Async} variants for anything that is not quick.
+   *
+   * @param key the object's key ({@link Keys#metaNamespaceKey}), or null to wait for the store
+   *     alone
+   * @throws IllegalArgumentException if {@code resourceVersion} cannot be compared ({@link
+   *     ResourceVersions})
+   */
+  CompletableFuture<Void> resourceVersionSeen(@Nullable String key, String resourceVersion);
+
+  /**
+   * Waits until the cache has seen {@code resourceVersion} (see {@link #resourceVersionSeen}), at
+   * most {@code timeout}.
+   *
+   * @return true once seen, false if the timeout passed first
+   * @throws IllegalStateException if the informer is closed before
+   * @throws InterruptedException if interrupted while waiting
+   */
+  boolean awaitResourceVersion(@Nullable String key, String resourceVersion, Duration timeout)
+      throws InterruptedException;
+
+  /**
    * A future that completes when the informer first syncs, or fails with {@link
    * IllegalStateException} if it is closed before. Completing the returned future has no effect on
    * the informer. Dependent actions registered without an executor run on the informer's processing
