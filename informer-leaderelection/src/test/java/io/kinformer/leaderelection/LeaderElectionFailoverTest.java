@@ -2,6 +2,7 @@ package io.kinformer.leaderelection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.kinformer.testing.EmbeddedApiServer;
 import io.kinformer.testing.EmbeddedApiServerExtension;
 import java.io.IOException;
@@ -184,6 +185,40 @@ class LeaderElectionFailoverTest {
       e.runUntil(() -> e.leader().isPresent(),
           LEASE.plus(JITTERED_RETRY).plus(JITTERED_RETRY));
       assertThat(e.leader().orElseThrow()).isNotSameAs(old);
+    }
+  }
+
+  @Test
+  void apiServerRestart_withItsDataRestored_keepsTheLeader() throws Exception {
+    EmbeddedApiServer first = EmbeddedApiServer.builder().start();
+    int port = first.port();
+    EmbeddedApiServer second = null;
+    try (Election e = new Election(first, "restarted", 3, 9).start()) {
+      e.run(Duration.ofSeconds(5));
+      Candidate leader = e.leader().orElseThrow();
+      Lease saved = leader.client.resources(Lease.class).inNamespace("default").get("restarted")
+          .orElseThrow();
+      first.close();
+
+      CapturedStderr.during(() -> e.run(Duration.ofSeconds(3))); // nobody answers
+      second = EmbeddedApiServer.builder().port(port).start();
+      // The store comes back from a backup: the same Lease, with a new resourceVersion and uid.
+      saved.getMetadata().setResourceVersion(null);
+      saved.getMetadata().setUid(null);
+      saved.getMetadata().setCreationTimestamp(null);
+      saved.getMetadata().setManagedFields(null);
+      leader.client.resources(Lease.class).inNamespace("default").create(saved);
+
+      e.run(Duration.ofSeconds(30));
+
+      assertThat(e.leader()).containsSame(leader);
+      assertThat(e.leadershipChanges()).isEqualTo(1);
+      assertThat(leader.events).containsExactly("leader=" + leader.identity, "started");
+    } finally {
+      first.close();
+      if (second != null) {
+        second.close();
+      }
     }
   }
 
