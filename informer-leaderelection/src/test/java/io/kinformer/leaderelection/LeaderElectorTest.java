@@ -16,6 +16,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.random.RandomGenerator;
 import java.util.stream.Stream;
@@ -191,7 +195,7 @@ class LeaderElectorTest {
     Candidate baz = candidate("baz");
     assertThat(baz.elector.tryAcquireOrRenew()).isTrue(); // created
     Lease stored = client.resources(Lease.class).inNamespace("default").get(lease).orElseThrow();
-    stored.getMetadata().setLabels(java.util.Map.of("touched", "yes"));
+    stored.getMetadata().setLabels(Map.of("touched", "yes"));
     client.resources(Lease.class).inNamespace("default").update(stored); // RV moves on
     server.faults().resetCounters();
     clock.advance(Duration.ofSeconds(2));
@@ -438,9 +442,8 @@ class LeaderElectorTest {
 
   @Test
   void defaultThreads_runTheElection_andEndWithClose() throws Exception {
-    List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
-    java.util.concurrent.CompletableFuture<LeaderTerm> started =
-        new java.util.concurrent.CompletableFuture<>();
+    List<String> seen = new CopyOnWriteArrayList<>();
+    CompletableFuture<LeaderTerm> started = new CompletableFuture<>();
     LeaderElector e = LeaderElector.builder(LeaseLock.create(client, "default", lease, "a"),
         new LeaderCallbacks() {
           @Override
@@ -455,7 +458,7 @@ class LeaderElectorTest {
           }
         }).build();
     e.start();
-    LeaderTerm term = started.get(30, java.util.concurrent.TimeUnit.SECONDS);
+    LeaderTerm term = started.get(30, TimeUnit.SECONDS);
 
     e.close();
 
@@ -463,7 +466,7 @@ class LeaderElectorTest {
     assertThat(seen).containsExactly(
         "kinformer-leader-election-default/" + lease + "-callbacks", "stopped");
     assertThat(Thread.getAllStackTraces().keySet())
-        .noneMatch(t -> t.getName().startsWith("kinformer-leader-election-default/" + lease + "")
+        .noneMatch(t -> t.getName().startsWith("kinformer-leader-election-default/" + lease)
             && t.isAlive());
   }
 }
