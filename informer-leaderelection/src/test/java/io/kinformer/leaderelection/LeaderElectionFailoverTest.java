@@ -76,9 +76,16 @@ class LeaderElectionFailoverTest {
         // and tries again at most one jittered retry period after the lease expired.
         assertThat(failover).isLessThanOrEqualTo(LEASE.plus(JITTERED_RETRY).plus(JITTERED_RETRY));
         assertThat(next.events).endsWith("started");
-        assertThat(next.elector.lock().identity()).isEqualTo(next.identity);
         failoverMillis.add(failover.toMillis());
         unownedMillis.add(Duration.ofNanos(unowned).toMillis());
+        e.run(JITTERED_RETRY); // every survivor reads the Lease again
+        for (Candidate c : e.candidates) {
+          if (c != old) {
+            assertThat(c.events).as(c.identity + " told of each new leader in turn")
+                .containsSubsequence("leader=" + old.identity, "leader=" + next.identity);
+            assertThat(c.elector.leader()).contains(next.identity);
+          }
+        }
       }
     }
     writeFigures(failoverMillis, unownedMillis);
