@@ -149,7 +149,8 @@ public record LeaderElectionConfig(
     /**
      * The configuration.
      *
-     * @throws IllegalArgumentException as {@link LeaderElectionConfig#LeaderElectionConfig}
+     * @throws IllegalArgumentException as {@link LeaderElectionConfig#LeaderElectionConfig(
+     *     Duration, Duration, Duration, boolean) the constructor}
      */
     public LeaderElectionConfig build() {
       return new LeaderElectionConfig(leaseDuration, renewDeadline, retryPeriod, releaseOnCancel);

@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -438,6 +439,39 @@ class LeaderElectorTest {
 
     assertThat(seen).containsExactly("stopped");
     assertThat(log).contains("callback onStartedLeading threw").contains("boom");
+  }
+
+  @Test
+  void closeRacingTheFirstStep_stopsOnce_releases_andLeavesNoThread() {
+    for (int i = 0; i < 25; i++) {
+      List<String> seen = new CopyOnWriteArrayList<>();
+      LeaderElector e = LeaderElector.builder(
+          LeaseLock.create(client, "default", lease + "-race-" + i, "a"),
+          new LeaderCallbacks() {
+            @Override
+            public void onStartedLeading(LeaderTerm term) {
+              seen.add("started");
+            }
+
+            @Override
+            public void onStoppedLeading() {
+              seen.add("stopped");
+            }
+          }).config(LeaderElectionConfig.builder().releaseOnCancel(true).build()).build();
+      e.start();
+      e.close(); // while the first attempt may be in flight on the election thread
+
+      assertThat(seen).as("callbacks of run %d", i).isIn(List.of("stopped"),
+          List.of("started", "stopped"));
+      assertThat(e.isLeader()).isFalse();
+      assertThat(e.stopped()).isDone();
+      // Acquired before or during close: released by it.
+      assertThat(client.resources(Lease.class).inNamespace("default").get(lease + "-race-" + i)
+          .map(l -> l.getSpec().getHolderIdentity())).isIn(Optional.empty(), Optional.of(""));
+      String prefix = "kinformer-leader-election-default/" + lease + "-race-" + i;
+      assertThat(Thread.getAllStackTraces().keySet())
+          .noneMatch(t -> t.getName().equals(prefix) || t.getName().equals(prefix + "-callbacks"));
+    }
   }
 
   @Test
