@@ -1,12 +1,9 @@
 package io.kinformer.leaderelection;
 
-import io.kinformer.cache.ApiException;
-import io.kinformer.cache.InformerException;
 import io.kinformer.time.Cancellable;
 import io.kinformer.time.Clock;
 import io.kinformer.time.Scheduler;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -77,10 +74,10 @@ import org.slf4j.LoggerFactory;
  * election executor (by default one daemon thread named {@code
  * kinformer-leader-election-<namespace>/<name>}, started by {@link #start()}), which makes the
  * blocking API calls; at most one step runs at a time. Callbacks run on the callback executor
- * (see {@link LeaderCallbacks}). One lock guards the state and the observed record; it is never
- * held during an API call, a callback or the actions of a {@link LeaderTerm}. {@link #close()}
- * returns once no step will run again; the threads the elector created have then been told to
- * end, and a default callback thread has finished the callbacks already queued.
+ * (see {@link LeaderCallbacks}). The elector's lock guards its state and the pending step; the
+ * observed record has a lock of its own, taken after the elector's; neither is held during an
+ * API call, a callback or the actions of a {@link LeaderTerm}. {@link #close()} returns once no
+ * step will run again and the threads the elector created have ended (see {@link #close()}).
  *
  * <p>Thread safety: thread-safe.
  */
@@ -109,6 +106,8 @@ public final class LeaderElector implements AutoCloseable {
   private final @Nullable Executor givenExecutor;
   private final @Nullable Executor givenCallbackExecutor;
   private final String description;
+  /** The attempts on the Lease and the observation; its lock is taken after ours, never before. */
+  private final LeaseClaim claim;
 
   private final ReentrantLock lock = new ReentrantLock();
   /** Signalled when a step ends; {@link #close()} waits on it. */
@@ -134,13 +133,6 @@ public final class LeaderElector implements AutoCloseable {
   /** Every thread this elector created; {@link #close()} joins them. */
   private final List<Thread> ownThreads = new CopyOnWriteArrayList<>();
 
-  // @GuardedBy("lock"): the record last read or written (client-go's observedRecord), and when,
-  // on this candidate's monotonic clock, it was observed (observedTime).
-  private LeaderElectionRecord observedRecord = LeaderElectionRecord.EMPTY;
-  private long observedNanos;
-  // Election-step confined: the record as last read from the server (client-go's
-  // observedRawRecord), to notice that another holder renewed.
-  private @Nullable LeaderElectionRecord observedRead;
   // Election-step confined: the leader last reported to onNewLeader ("" for none).
   private String reportedLeader = "";
   // Election-step confined: when the current renew round gives up.
@@ -156,7 +148,7 @@ public final class LeaderElector implements AutoCloseable {
     this.givenExecutor = b.executor;
     this.givenCallbackExecutor = b.callbackExecutor;
     this.description = leaseLock.describe();
-    this.observedNanos = clock.nanoTime();
+    this.claim = new LeaseClaim(leaseLock, config, clock);
   }
 
   /**
@@ -219,8 +211,7 @@ public final class LeaderElector implements AutoCloseable {
    * successful acquisition or renewal was less than the lease duration ago by its own clock.
    */
   public boolean isLeader() {
-    return underLock(() ->
-        state == State.LEADING && holdsRecordLocked() && leaseValidLocked(clock.nanoTime()));
+    return underLock(() -> state == State.LEADING && claim.holdsValidLease());
   }
 
   /**
@@ -228,8 +219,7 @@ public final class LeaderElector implements AutoCloseable {
    * metrics. Empty before the first observation and while the lease has no holder.
    */
   public Optional<String> leader() {
-    return underLock(() -> observedRecord.hasHolder()
-        ? Optional.of(observedRecord.holderIdentity()) : Optional.<String>empty());
+    return claim.holder();
   }
 
   /**
@@ -250,22 +240,7 @@ public final class LeaderElector implements AutoCloseable {
    * @return empty if healthy, else why not
    */
   public Optional<String> check(Duration maxTolerableExpiredLease) {
-    Objects.requireNonNull(maxTolerableExpiredLease, "maxTolerableExpiredLease");
-    lock.lock();
-    try {
-      if (!holdsRecordLocked()) {
-        return Optional.empty();
-      }
-      long since = clock.nanoTime() - observedNanos;
-      Duration limit = config.leaseDuration().plus(maxTolerableExpiredLease);
-      if (since > limit.toNanos()) {
-        return Optional.of("failed election to renew leadership on lease " + description
-            + ": last renewed " + Duration.ofNanos(since) + " ago, more than " + limit);
-      }
-      return Optional.empty();
-    } finally {
-      lock.unlock();
-    }
+    return claim.check(maxTolerableExpiredLease);
   }
 
   /**
@@ -346,8 +321,8 @@ public final class LeaderElector implements AutoCloseable {
     if (stop.term() != null) {
       stop.term().end();
     }
-    if (config.releaseOnCancel() && holdsRecord()) {
-      release();
+    if (config.releaseOnCancel() && claim.holdsRecord()) {
+      claim.release();
     }
     if (stop.queue() != null) {
       stop.queue().submit("onStoppedLeading", callbacks::onStoppedLeading);
@@ -359,7 +334,7 @@ public final class LeaderElector implements AutoCloseable {
 
   /** client-go's {@code acquire}: one attempt, then the next one after a jittered period. */
   private void acquireStep() {
-    boolean acquired = tryAcquireOrRenew();
+    boolean acquired = claim.tryAcquireOrRenew();
     maybeReportTransition();
     if (!acquired) {
       log.debug("lease={} identity={} did not acquire the lease", description,
@@ -397,7 +372,7 @@ public final class LeaderElector implements AutoCloseable {
   }
 
   private void renewAttempt() {
-    boolean renewed = tryAcquireOrRenew();
+    boolean renewed = claim.tryAcquireOrRenew();
     maybeReportTransition();
     if (renewed) {
       log.trace("lease={} renewed", description);
@@ -433,140 +408,9 @@ public final class LeaderElector implements AutoCloseable {
     stopped.complete(null);
   }
 
-  // ---- one attempt ---------------------------------------------------------------------------
-
-  /**
-   * client-go's {@code tryAcquireOrRenew}: acquires the lease if it is free or expired, renews it
-   * if this candidate holds it.
-   *
-   * @return whether this candidate holds the lease now
-   */
-  boolean tryAcquireOrRenew() {
-    Instant wallNow = clock.now();
-    long now = clock.nanoTime();
-    LeaderElectionRecord desired = new LeaderElectionRecord(
-        leaseLock.identity(), config.leaseDurationSeconds(), wallNow, wallNow, 0);
-
-    // 1. The fast path: the leader renews assuming that the Lease is still the one it wrote.
-    LeaderElectionRecord observed = observedRecord();
-    if (holdsRecord() && leaseValid(now)) {
-      LeaderElectionRecord renewal = withHistoryOf(desired, observed);
-      try {
-        leaseLock.update(renewal);
-        setObserved(renewal);
-        return true;
-      } catch (InformerException | IllegalStateException e) {
-        log.debug("lease={} optimistic renewal failed; reading the lease: {}", description,
-            e.toString());
-      }
-    }
-
-    // 2. Read the Lease, or create it.
-    Optional<LeaderElectionRecord> read;
-    try {
-      read = leaseLock.get();
-    } catch (InformerException e) {
-      log.warn("lease={} identity={} cannot read the lease", description, leaseLock.identity(),
-          e);
-      return false;
-    }
-    if (read.isEmpty()) {
-      try {
-        leaseLock.create(desired);
-      } catch (InformerException e) {
-        logWriteFailure("create", e);
-        return false;
-      }
-      setObserved(desired);
-      return true;
-    }
-
-    // 3. Note a changed record: its lease runs from now, by our clock.
-    LeaderElectionRecord current = read.get();
-    if (!current.equals(observedRead)) {
-      setObserved(current);
-      observedRead = current;
-    }
-    if (current.hasHolder() && leaseValid(now) && !holdsRecord()) {
-      log.debug("lease={} is held by {} and has not expired", description,
-          current.holderIdentity());
-      return false;
-    }
-
-    // 4. Take it over, or renew it (slow path).
-    LeaderElectionRecord next = holdsRecord()
-        ? withHistoryOf(desired, current)
-        : new LeaderElectionRecord(desired.holderIdentity(), desired.leaseDurationSeconds(),
-            desired.acquireTime(), desired.renewTime(), current.leaderTransitions() + 1);
-    try {
-      leaseLock.update(next);
-    } catch (InformerException e) {
-      logWriteFailure("update", e);
-      return false;
-    }
-    setObserved(next);
-    return true;
-  }
-
-  /** {@code desired} with the acquire time and transition count of {@code held}. */
-  private static LeaderElectionRecord withHistoryOf(
-      LeaderElectionRecord desired, LeaderElectionRecord held) {
-    return new LeaderElectionRecord(desired.holderIdentity(), desired.leaseDurationSeconds(),
-        held.acquireTime(), desired.renewTime(), held.leaderTransitions());
-  }
-
-  private void logWriteFailure(String verb, InformerException e) {
-    if (e instanceof ApiException api && api.code() == ApiException.CONFLICT) {
-      // Another candidate wrote first (or created the Lease first): the race the
-      // resourceVersion exists for.
-      log.debug("lease={} identity={} lost a race to {} the lease: {}", description,
-          leaseLock.identity(), verb, e.getMessage());
-    } else {
-      log.warn("lease={} identity={} failed to {} the lease", description,
-          leaseLock.identity(), verb, e);
-    }
-  }
-
-  /**
-   * client-go's {@code release}: writes the lease with no holder and a one-second duration, so
-   * that a standby takes it at its next attempt.
-   *
-   * @return whether the lease is now released (or was not ours)
-   */
-  boolean release() {
-    Optional<LeaderElectionRecord> read;
-    try {
-      read = leaseLock.get();
-    } catch (InformerException e) {
-      log.warn("lease={} identity={} cannot read the lease to release it", description,
-          leaseLock.identity(), e);
-      return false;
-    }
-    if (read.isEmpty()) {
-      log.info("lease={} not found; nothing to release", description);
-      return false;
-    }
-    if (!holdsRecord()) {
-      return true;
-    }
-    Instant wallNow = clock.now();
-    LeaderElectionRecord released =
-        new LeaderElectionRecord("", 1, wallNow, wallNow, read.get().leaderTransitions());
-    try {
-      leaseLock.update(released);
-    } catch (InformerException e) {
-      log.warn("lease={} identity={} failed to release the lease", description,
-          leaseLock.identity(), e);
-      return false;
-    }
-    setObserved(released);
-    log.info("lease={} identity={} released the lease", description, leaseLock.identity());
-    return true;
-  }
-
   /** client-go's {@code maybeReportTransition}: tells onNewLeader about a new holder. */
   private void maybeReportTransition() {
-    String holder = observedRecord().holderIdentity();
+    String holder = claim.observedRecord().holderIdentity();
     if (holder.equals(reportedLeader)) {
       return;
     }
@@ -586,76 +430,14 @@ public final class LeaderElector implements AutoCloseable {
     }
   }
 
-  // ---- observed record -------------------------------------------------------------------------
-
-  /** client-go's {@code setObservedRecord}: the record, seen now by our clock. */
-  void setObserved(LeaderElectionRecord record) {
-    observe(record, clock.nanoTime());
-  }
-
-  /**
-   * Test seam: as if {@code record} had been read from the server at {@code nanos} on our clock
-   * (client-go's tests set observedRecord, observedRawRecord and observedTime so).
-   */
-  void setObserved(LeaderElectionRecord record, long nanos) {
-    observedRead = record;
-    observe(record, nanos);
-  }
-
-  private void observe(LeaderElectionRecord record, long nanos) {
-    lock.lock();
-    try {
-      observedRecord = record;
-      observedNanos = nanos;
-    } finally {
-      lock.unlock();
-    }
-  }
-
   /** Reads state under the lock; {@code read} must be short and call no user code. */
   private <T> T underLock(Supplier<T> read) {
-    lock.lock();
-    try {
-      return read.get();
-    } finally {
-      lock.unlock();
-    }
+    return Locked.read(lock, read);
   }
 
-  LeaderElectionRecord observedRecord() {
-    return underLock(() -> observedRecord);
-  }
-
-  /** client-go's {@code IsLeader}: whether the last record observed names this candidate. */
-  boolean holdsRecord() {
-    return underLock(this::holdsRecordLocked);
-  }
-
-  private boolean holdsRecordLocked() {
-    assert lock.isHeldByCurrentThread();
-    return observedRecord.holderIdentity().equals(leaseLock.identity());
-  }
-
-  /** client-go's {@code isLeaseValid}: observed less than its leaseDurationSeconds ago. */
-  private boolean leaseValid(long nowNanos) {
-    return underLock(() -> leaseValidLocked(nowNanos));
-  }
-
-  private boolean leaseValidLocked(long nowNanos) {
-    assert lock.isHeldByCurrentThread();
-    return nowNanos - observedNanos < observedValidityNanosLocked();
-  }
-
-  private long observedValidityNanosLocked() {
-    return Duration.ofSeconds(observedRecord.leaseDurationSeconds()).toNanos();
-  }
-
-  /**
-   * When, on this candidate's clock, the lease it observes stops being valid: for a leader, the
-   * end of its claim; for a standby, the earliest moment it may take over.
-   */
-  long observedExpiryNanos() {
-    return underLock(() -> observedNanos + observedValidityNanosLocked());
+  /** The attempts and the observation, for tests. */
+  LeaseClaim claim() {
+    return claim;
   }
 
   State state() {

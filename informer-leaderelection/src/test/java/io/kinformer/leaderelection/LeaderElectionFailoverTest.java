@@ -60,7 +60,7 @@ class LeaderElectionFailoverTest {
         // Kill at a random moment of the renewal cycle.
         e.run(Election.STEP.multipliedBy(new SplittableRandom(seed).nextInt(40)));
         long killedAt = e.clock.nanoTime();
-        long claimEnd = old.elector.observedExpiryNanos();
+        long claimEnd = old.elector.claim().observedExpiryNanos();
         old.clock.kill();
 
         // The dead leader's claim runs out on its own; the invariant holds all along.

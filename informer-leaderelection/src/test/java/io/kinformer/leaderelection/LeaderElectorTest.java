@@ -149,19 +149,19 @@ class LeaderElectorTest {
     }
     Candidate baz = candidate("baz");
     if (c.observed() != null || !c.observedAgo().isZero()) {
-      baz.elector.setObserved(c.observed() == null ? LeaderElectionRecord.EMPTY : c.observed(),
+      baz.elector.claim().setObserved(c.observed() == null ? LeaderElectionRecord.EMPTY : c.observed(),
           clock.nanoTime() - c.observedAgo().toNanos());
     }
     server.faults().resetCounters();
 
-    boolean succeeded = baz.elector.tryAcquireOrRenew();
+    boolean succeeded = baz.elector.claim().tryAcquireOrRenew();
     if (succeeded != c.expectSuccess() && !c.retryAfter().isZero()) {
       clock.advance(c.retryAfter());
-      succeeded = baz.elector.tryAcquireOrRenew();
+      succeeded = baz.elector.claim().tryAcquireOrRenew();
     }
 
     assertThat(succeeded).isEqualTo(c.expectSuccess());
-    LeaderElectionRecord observed = baz.elector.observedRecord();
+    LeaderElectionRecord observed = baz.elector.claim().observedRecord();
     assertThat(observed.holderIdentity()).isEqualTo(c.outHolder());
     assertThat(observed.leaderTransitions()).isEqualTo(c.expectTransitions());
     assertThat(server.faults().requestCount(Verb.GET, "leases")).isEqualTo(c.gets());
@@ -180,13 +180,13 @@ class LeaderElectorTest {
   void tryAcquireOrRenew_onAConflict_failsAndTheNextAttemptTakesTheLease() throws Exception {
     createLease(heldBy("bing", 15));
     Candidate baz = candidate("baz");
-    baz.elector.setObserved(record("bing", 15), clock.nanoTime() - HOURS_1000.toNanos());
+    baz.elector.claim().setObserved(record("bing", 15), clock.nanoTime() - HOURS_1000.toNanos());
     server.faults().failNext(Verb.UPDATE, "leases", 1, 409);
 
-    assertThat(baz.elector.tryAcquireOrRenew()).isFalse();
+    assertThat(baz.elector.claim().tryAcquireOrRenew()).isFalse();
     assertThat(leaseSpec().getHolderIdentity()).isEqualTo("bing");
     // The record did not change (the conflict was injected), so it is still expired.
-    assertThat(baz.elector.tryAcquireOrRenew()).isTrue();
+    assertThat(baz.elector.claim().tryAcquireOrRenew()).isTrue();
     assertThat(leaseSpec().getHolderIdentity()).isEqualTo("baz");
     assertThat(leaseSpec().getLeaseTransitions()).isEqualTo(1);
   }
@@ -194,14 +194,14 @@ class LeaderElectorTest {
   @Test
   void tryAcquireOrRenew_whenTheLeaseChangedUnderTheLeader_fallsBackToTheSlowPath() {
     Candidate baz = candidate("baz");
-    assertThat(baz.elector.tryAcquireOrRenew()).isTrue(); // created
+    assertThat(baz.elector.claim().tryAcquireOrRenew()).isTrue(); // created
     Lease stored = client.resources(Lease.class).inNamespace("default").get(lease).orElseThrow();
     stored.getMetadata().setLabels(Map.of("touched", "yes"));
     client.resources(Lease.class).inNamespace("default").update(stored); // RV moves on
     server.faults().resetCounters();
     clock.advance(Duration.ofSeconds(2));
 
-    assertThat(baz.elector.tryAcquireOrRenew()).isTrue();
+    assertThat(baz.elector.claim().tryAcquireOrRenew()).isTrue();
 
     // Fast path: an update with the old RV (409); slow path: a get and an update.
     assertThat(server.faults().requestCount(Verb.UPDATE, "leases")).isEqualTo(2);
@@ -215,26 +215,26 @@ class LeaderElectorTest {
   void release_writesNoHolderAndAOneSecondLease_keepingTheTransitions() {
     createLease(heldBy("bing", 15));
     Candidate baz = candidate("baz");
-    baz.elector.setObserved(record("bing", 15), clock.nanoTime() - HOURS_1000.toNanos());
-    assertThat(baz.elector.tryAcquireOrRenew()).isTrue();
+    baz.elector.claim().setObserved(record("bing", 15), clock.nanoTime() - HOURS_1000.toNanos());
+    assertThat(baz.elector.claim().tryAcquireOrRenew()).isTrue();
 
-    assertThat(baz.elector.release()).isTrue();
+    assertThat(baz.elector.claim().release()).isTrue();
 
     LeaseSpec spec = leaseSpec();
     assertThat(spec.getHolderIdentity()).isEmpty();
     assertThat(spec.getLeaseDurationSeconds()).isEqualTo(1);
     assertThat(spec.getLeaseTransitions()).isEqualTo(1);
-    assertThat(baz.elector.observedRecord().hasHolder()).isFalse();
+    assertThat(baz.elector.claim().observedRecord().hasHolder()).isFalse();
   }
 
   @Test
   void release_ofALeaseHeldByAnother_writesNothing() {
     createLease(heldBy("bing", 15));
     Candidate baz = candidate("baz");
-    assertThat(baz.elector.tryAcquireOrRenew()).isFalse();
+    assertThat(baz.elector.claim().tryAcquireOrRenew()).isFalse();
     server.faults().resetCounters();
 
-    assertThat(baz.elector.release()).isTrue();
+    assertThat(baz.elector.claim().release()).isTrue();
 
     assertThat(server.faults().requestCount(Verb.UPDATE, "leases")).isZero();
     assertThat(leaseSpec().getHolderIdentity()).isEqualTo("bing");
