@@ -224,7 +224,9 @@ public final class LeaderElector implements AutoCloseable {
 
   /**
    * Completes when the elector has stopped for good: leadership was lost, or {@link #close()}
-   * was called. Each call returns a new future.
+   * returned. Each call returns a new future. Actions attached without an executor run on the
+   * thread that stopped the elector (the election thread, or the one calling {@code close()}),
+   * outside every lock; keep them short, or attach them with an {@code ...Async} method.
    */
   public CompletableFuture<Void> stopped() {
     return stopped.copy();
