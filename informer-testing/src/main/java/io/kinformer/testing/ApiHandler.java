@@ -263,6 +263,11 @@ final class ApiHandler extends Handler.Abstract {
   private void process(Request request, Response response, Callback callback, Route route,
       Fields query, @Nullable Verb verb) {
     try {
+      ApiError cutOff =
+          faults.partitionFailure(request.getHeaders().get(HttpHeader.USER_AGENT), verb);
+      if (cutOff != null) {
+        throw cutOff;
+      }
       if (verb != null) {
         ApiError injected = faults.takeFailure(verb,
             route.type() == null ? null : route.type().plural());

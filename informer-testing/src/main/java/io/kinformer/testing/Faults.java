@@ -35,6 +35,8 @@ public final class Faults {
       AtomicInteger remaining) {}
 
   private final List<Rule> rules = new CopyOnWriteArrayList<>();
+  /** User-Agent fragment of a partitioned client, to the status its requests fail with. */
+  private final Map<String, Integer> partitions = new ConcurrentHashMap<>();
   private final Map<Verb, Duration> latency = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> counters = new ConcurrentHashMap<>();
   private final Set<WatchSession> watches;
@@ -105,7 +107,7 @@ public final class Faults {
     return null;
   }
 
-  private static ApiError injected(int status, Verb verb, int retryAfterSeconds) {
+  private static ApiError injected(int status, @Nullable Verb verb, int retryAfterSeconds) {
     String reason;
     String message;
     switch (status) {
@@ -156,6 +158,41 @@ public final class Faults {
       details.putArray("causes").addObject().put("message", "injected fault");
     }
     return ApiError.of(status, reason, message, details);
+  }
+
+  /**
+   * Cuts one client off, as a network partition does: every request whose {@code User-Agent}
+   * contains {@code userAgentFragment} fails with HTTP {@code status} (503, say) and a matching
+   * Status body, whatever its verb and resource, until {@link #heal(String)}. Give each client a
+   * distinct User-Agent (kinformer's {@code ClientOptions.userAgentSuffix}) to single it out.
+   */
+  public void partition(String userAgentFragment, int status) {
+    Objects.requireNonNull(userAgentFragment, "userAgentFragment");
+    if (userAgentFragment.isEmpty()) {
+      throw new IllegalArgumentException("userAgentFragment must not be empty");
+    }
+    if (status < 400 || status > 599) {
+      throw new IllegalArgumentException("status must be an HTTP error code: " + status);
+    }
+    partitions.put(userAgentFragment, status);
+  }
+
+  /** Ends a {@link #partition(String, int)}; does nothing if there was none. */
+  public void heal(String userAgentFragment) {
+    partitions.remove(userAgentFragment);
+  }
+
+  /** The failure for a request from a partitioned client, if it is one. */
+  @Nullable ApiError partitionFailure(@Nullable String userAgent, @Nullable Verb verb) {
+    if (userAgent == null || partitions.isEmpty()) {
+      return null;
+    }
+    for (Map.Entry<String, Integer> p : partitions.entrySet()) {
+      if (userAgent.contains(p.getKey())) {
+        return injected(p.getValue(), verb, 0);
+      }
+    }
+    return null;
   }
 
   // ---- latency -------------------------------------------------------------------------------
@@ -313,9 +350,13 @@ public final class Faults {
     counters.clear();
   }
 
-  /** Clears failures, latency and the HTTP 410 and streaming options; counters are kept. */
+  /**
+   * Clears failures, partitions, latency and the HTTP 410 and streaming options; counters are
+   * kept.
+   */
   public void reset() {
     rules.clear();
+    partitions.clear();
     latency.clear();
     tooOldWatchAsHttp410 = false;
     refuseStreamingLists = false;

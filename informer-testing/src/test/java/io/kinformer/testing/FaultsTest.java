@@ -52,6 +52,20 @@ class FaultsTest {
   }
 
   @Test
+  void partition_failsEveryRequestOfTheMatchingUserAgent_untilHealed() {
+    faults.partition("replica-2", 503);
+    Request.Builder pods = new Request.Builder().url(server.url() + "/api/v1/pods");
+    Http.Reply cut = http.call(pods.header("User-Agent", "kinformer/1 replica-2").build());
+    assertThat(cut.code()).isEqualTo(503);
+    assertThat(cut.json().path("reason").asString()).isEqualTo("ServiceUnavailable");
+    assertThat(http.call(pods.header("User-Agent", "kinformer/1 replica-1").build()).code())
+        .isEqualTo(200);
+    faults.heal("replica-2");
+    assertThat(http.call(pods.header("User-Agent", "kinformer/1 replica-2").build()).code())
+        .isEqualTo(200);
+  }
+
+  @Test
   void failNext_410OnAList_isAnExpiredStatus() {
     faults.failNext(Verb.LIST, 1, 410);
     Http.Reply r = http.get("/api/v1/namespaces/default/pods");
