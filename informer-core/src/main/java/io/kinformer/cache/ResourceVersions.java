@@ -52,10 +52,11 @@ public final class ResourceVersions {
     if (key == null) {
       return false;
     }
-    HasMetadata cached = store.getByKey(key);
-    return cached != null
-        && cached.getMetadata() != null
-        && isAtOrPast(cached.getMetadata().getResourceVersion(), resourceVersion);
+    return store
+        .getByKey(key)
+        .map(HasMetadata::getMetadata)
+        .map(m -> isAtOrPast(m.getResourceVersion(), resourceVersion))
+        .orElse(false);
   }
 
   private static boolean isAtOrPast(@Nullable String have, String want) {

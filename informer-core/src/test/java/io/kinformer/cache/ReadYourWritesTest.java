@@ -39,7 +39,7 @@ class ReadYourWritesTest {
     i.tasks.runAll();
 
     assertThat(seen).isCompleted();
-    assertThat(i.informer.getIndexer().getByKey("ns/a")).isNotNull();
+    assertThat(i.informer.getIndexer().getByKey("ns/a")).isPresent();
   }
 
   @Test
@@ -53,7 +53,7 @@ class ReadYourWritesTest {
     i.settle();
 
     assertThat(seen).isCompleted();
-    assertThat(i.informer.getIndexer().getByKey("ns/a")).isNull();
+    assertThat(i.informer.getIndexer().getByKey("ns/a")).isEmpty();
   }
 
   @Test
