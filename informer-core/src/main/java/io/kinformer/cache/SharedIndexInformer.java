@@ -129,6 +129,19 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
    */
   void addIndexers(Map<String, IndexFunc<T>> indexers);
 
+  /** Adds one index: {@link #addIndexers} with a map of one. */
+  default void addIndexer(String name, IndexFunc<T> indexFunc) {
+    addIndexers(Map.of(name, indexFunc));
+  }
+
+  /**
+   * A lister over the cache (client-go's generated informers' {@code Lister()}): list by label
+   * selector, get by name, narrow to a namespace. Cheap: make one where needed, or keep one.
+   */
+  default Lister<T> lister() {
+    return new Lister<>(getIndexer());
+  }
+
   /** Whether the first full list has been applied to the cache. */
   boolean hasSynced();
 
