@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
 import io.kinformer.cache.Informers;
+import io.kinformer.cache.LabelSelector;
 import io.kinformer.cache.ReflectorException;
 import io.kinformer.cache.SharedIndexInformer;
 import io.kinformer.cache.Transforms;
@@ -133,6 +134,8 @@ public final class SharedInformerFactory implements AutoCloseable {
    *     metav1.NamespaceAll}, and is stored as null
    * @param labelSelector a label selector, or null; {@code ""} (select everything) is stored as null
    * @param fieldSelector a field selector, or null; {@code ""} is stored as null
+   * @throws IllegalArgumentException if a selector's syntax is wrong (checked here, as the API
+   *     server would, so that it is not refused with a 400 on every list)
    */
   public record InformerOptions(
       @Nullable String namespace, @Nullable String labelSelector, @Nullable String fieldSelector) {
@@ -142,6 +145,12 @@ public final class SharedInformerFactory implements AutoCloseable {
       namespace = emptyToNull(namespace);
       labelSelector = emptyToNull(labelSelector);
       fieldSelector = emptyToNull(fieldSelector);
+      if (labelSelector != null) {
+        LabelSelector.parse(labelSelector);
+      }
+      if (fieldSelector != null) {
+        FieldSelectors.validate(fieldSelector);
+      }
     }
 
     private static @Nullable String emptyToNull(@Nullable String s) {
