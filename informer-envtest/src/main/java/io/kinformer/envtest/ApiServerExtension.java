@@ -58,12 +58,23 @@ public final class ApiServerExtension
     return new ApiServerExtension(List.of(flags));
   }
 
+  /**
+   * The system property that turns "no binaries" from a skip into a failure, for CI runs that
+   * built the server and must not pass by skipping: {@code -Dkinformer.apiserver.required=true}.
+   */
+  public static final String REQUIRED_PROPERTY = "kinformer.apiserver.required";
+
   @Override
   public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
     Optional<ApiServerBinaries> binaries = ApiServerBinaries.locate();
-    return binaries.isPresent()
-        ? ConditionEvaluationResult.enabled("API server binaries in " + binaries.get().apiServer())
-        : ConditionEvaluationResult.disabled(ApiServerBinaries.notFoundReason());
+    if (binaries.isPresent()) {
+      return ConditionEvaluationResult.enabled("API server binaries in " + binaries.get().apiServer());
+    }
+    if (Boolean.getBoolean(REQUIRED_PROPERTY)) {
+      throw new IllegalStateException(ApiServerBinaries.notFoundReason()
+          + " (-D" + REQUIRED_PROPERTY + "=true forbids skipping)");
+    }
+    return ConditionEvaluationResult.disabled(ApiServerBinaries.notFoundReason());
   }
 
   @Override

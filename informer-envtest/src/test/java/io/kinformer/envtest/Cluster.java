@@ -29,6 +29,11 @@ final class Cluster {
     return name;
   }
 
+  /** The configmaps of a new namespace of their own ({@link #newNamespace}). */
+  static ResourceClient<ConfigMap> configMapsInNewNamespace(KubeClient client, String prefix) {
+    return client.resources(ConfigMap.class).inNamespace(newNamespace(client, prefix));
+  }
+
   static ConfigMap configMap(String namespace, String name, String value) {
     return new ConfigMapBuilder()
         .withNewMetadata().withNamespace(namespace).withName(name).endMetadata()
@@ -55,6 +60,17 @@ final class Cluster {
       }
     }
     return state;
+  }
+
+  /**
+   * Waits (up to a minute) until the informer's cache holds exactly what the server lists in
+   * {@code namespace}: the same names with the same resourceVersions.
+   */
+  static <T extends HasMetadata> void awaitCacheEqualsServer(
+      SharedIndexInformer<T> informer, String namespace, ResourceClient<T> resources) {
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).untilAsserted(() ->
+        org.assertj.core.api.Assertions.assertThat(cacheState(informer, namespace))
+            .isEqualTo(serverState(resources)));
   }
 
   /**
