@@ -107,6 +107,14 @@ public record ApiServerBinaries(Flavor flavor, Path apiServer, Path etcd) {
 
   /** Why {@link #locate()} found nothing, naming the places it looked and how to fill one. */
   public static String notFoundReason() {
+    String explicit = System.getProperty(DIR_PROPERTY);
+    if (explicit == null || explicit.isBlank()) {
+      explicit = System.getenv("KINFORMER_APISERVER_DIR");
+    }
+    if (explicit != null && !explicit.isBlank()) {
+      return "no API server binaries in " + explicit + " (named by -D" + DIR_PROPERTY
+          + " or KINFORMER_APISERVER_DIR): it needs etcd and kinformer-apiserver or kube-apiserver";
+    }
     return "no API server binaries: build them with informer-testing/apiserver/build.sh (into "
         + cacheDirectory(System.getenv()).resolve("current")
         + "), or point KUBEBUILDER_ASSETS (or -D" + DIR_PROPERTY
