@@ -10,7 +10,9 @@
 #   apt/                 the private apt state (lists, downloaded .deb files)
 #   root-<key>/          the unpacked packages; <key> hashes the package names and versions
 #   gocache/             GOCACHE, kept between builds
-#   bin-<key>/           kinformer-apiserver, etcd and etcdctl; <key> also hashes main.go
+#   bin-<key>/           kinformer-apiserver, kinformer-clientgo-informer (a client-go 0.36.4
+#                        informer for differential tests), etcd and etcdctl; <key> also hashes
+#                        the Go sources
 #   current              a symlink to the newest bin-<key>
 # A second run with the cache in place only checks it (the apt lists are refreshed at most once
 # a day; KINFORMER_APT_REFRESH=1 forces it) and prints the binary directory.
@@ -117,7 +119,8 @@ for b in etcd etcdctl; do
   [[ -x $root/usr/bin/$b ]] || die "/usr/bin/$b is missing from the unpacked etcd packages"
 done
 
-src_key=$( (printf '%s\n' "$manifest" "$version"; cat "$here/main.go" "$here/build.sh") \
+src_key=$( (printf '%s\n' "$manifest" "$version"
+  cat "$here/main.go" "$here/clientgo-informer/main.go" "$here/build.sh") \
   | sha256sum | cut -c1-16)
 bin="$cache/bin-$src_key"
 if [[ ! -x $bin/kinformer-apiserver ]]; then
@@ -125,13 +128,18 @@ if [[ ! -x $bin/kinformer-apiserver ]]; then
   gopath="$cache/gopath-$src_key"
   rm -rf "$gopath" && mkdir -p "$gopath/src/kinformer.io/apiserver" "$bin.tmp"
   cp "$here/main.go" "$gopath/src/kinformer.io/apiserver/"
+  mkdir -p "$gopath/src/kinformer.io/clientgo-informer"
+  cp "$here/clientgo-informer/main.go" "$gopath/src/kinformer.io/clientgo-informer/"
   ldflags="-X k8s.io/component-base/version.gitVersion=$version"
   ldflags+=" -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=36"
   ldflags+=" -X k8s.io/component-base/version.gitTreeState=clean -s -w"
-  (cd "$gopath/src/kinformer.io/apiserver" && env GO111MODULE=off GOPROXY=off GOTOOLCHAIN=local \
+  # kinformer-apiserver, and beside it a client-go informer for differential tests.
+  (cd "$gopath/src/kinformer.io" && env GO111MODULE=off GOPROXY=off GOTOOLCHAIN=local \
     GOFLAGS= CGO_ENABLED=0 GOROOT="$goroot" GOPATH="$gopath:$root/usr/share/gocode" \
     GOCACHE="$cache/gocache" GOTELEMETRY=off PATH="$goroot/bin:$PATH" \
-    go build -trimpath -ldflags "$ldflags" -o "$bin.tmp/kinformer-apiserver" .) 2>"$cache/build.log" || {
+    sh -c 'go build -trimpath -ldflags "$1" -o "$2/kinformer-apiserver" ./apiserver &&
+      go build -trimpath -ldflags "$1" -o "$2/kinformer-clientgo-informer" ./clientgo-informer' \
+    build "$ldflags" "$bin.tmp") 2>"$cache/build.log" || {
       cat "$cache/build.log" >&2
       if grep -q 'cannot find package' "$cache/build.log"; then
         say "Go packages not found above: add the golang-*-dev package that ships each to src_pkgs"
