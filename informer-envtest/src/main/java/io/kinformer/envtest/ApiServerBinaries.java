@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  */
 public record ApiServerBinaries(Flavor flavor, Path apiServer, Path etcd) {
 
-  /** The kinds of API server the launcher knows how to start. */
+  /** The kinds of API server the launcher knows how to start. Thread safety: immutable. */
   public enum Flavor {
     /** {@code kinformer-apiserver}, built from k8s.io/apiserver by build.sh. */
     KINFORMER,
