@@ -124,7 +124,7 @@ src_key=$( (printf '%s\n' "$manifest" "$version"
   | sha256sum | cut -c1-16)
 bin="$cache/bin-$src_key"
 if [[ ! -x $bin/kinformer-apiserver ]]; then
-  say "building kinformer-apiserver $version (a cold build takes about 10 minutes on 2 cores)"
+  say "building kinformer-apiserver $version (a cold build takes 5 to 10 minutes on 2 cores)"
   gopath="$cache/gopath-$src_key"
   rm -rf "$gopath" && mkdir -p "$gopath/src/kinformer.io/apiserver" "$bin.tmp"
   cp "$here/main.go" "$gopath/src/kinformer.io/apiserver/"
