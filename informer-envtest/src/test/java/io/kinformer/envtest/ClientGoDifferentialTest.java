@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,6 +32,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * seen the same resourceVersions in the same order. What the semantics allow to differ is
  * normalised away: a relist repeats an object's current resourceVersion as an update (client-go
  * and kinformer may relist at different moments), so consecutive repeats count once.
+ *
+ * <p>Requests are compared by kind ({@link RequestKinds}): the first must be the same, and a kind
+ * only one side sent must be a relist. Whether a client relists after the crash depends on the
+ * moment its new watch meets the restarting server: both re-watch after "connection refused"
+ * (and 429) and relist after other failures to start a watch, such as "connection reset", so
+ * kinformer's shorter backoff here can meet a reset where client-go's meets a running server.
  */
 @Tag("real-apiserver")
 @ExtendWith(ApiServerExtension.class)
@@ -100,10 +107,11 @@ class ClientGoDifferentialTest {
     String ns = cms.namespace().orElseThrow();
     Cluster.burst(cms, ns, 41, 60, 40);
     Recorder ours = new Recorder();
+    RequestKinds.Recording<ConfigMap> recording = new RequestKinds.Recording<>(cms.listerWatcher());
 
     try (ClientGoInformer clientGo = ClientGoInformer.start(binary, server, ns, streaming);
         SharedIndexInformer<ConfigMap> informer =
-            SharedIndexInformer.builder("configmaps", cms.listerWatcher())
+            SharedIndexInformer.builder("configmaps", recording)
                 .streamingList(streaming)
                 .backoff(Backoff.exponential(Duration.ofMillis(20), Duration.ofMillis(500), 2.0,
                     1.0, Duration.ofSeconds(2), Clock.system(), new Random(42)))
@@ -134,6 +142,16 @@ class ClientGoDifferentialTest {
       assertThat(clientGo.requests().get(0)).contains(streaming
           ? "sendInitialEvents=true" : "limit=500&resourceVersion=0");
       assertThat(clientGo.requests()).filteredOn(r -> r.contains("watch=true")).hasSizeGreaterThan(1);
+      // The same kinds of requests: the same first one, and any kind only one side used is a
+      // relist (see the class comment).
+      List<String> clientGoKinds = clientGo.requests().stream()
+          .map(r -> RequestKinds.ofQuery(r.substring(r.indexOf('?') + 1))).distinct().toList();
+      List<String> ourKinds = recording.kinds.stream().distinct().toList();
+      assertThat(ourKinds.get(0)).isEqualTo(clientGoKinds.get(0));
+      Predicate<String> relist =
+          k -> streaming ? k.startsWith("watch sendInitialEvents") : k.startsWith("list ");
+      assertThat(ourKinds).filteredOn(k -> !clientGoKinds.contains(k)).allMatch(relist);
+      assertThat(clientGoKinds).filteredOn(k -> !ourKinds.contains(k)).allMatch(relist);
     }
   }
 
