@@ -1,0 +1,123 @@
+package io.kinformer.envtest;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where the API server and etcd binaries of an {@link ApiServer} are, and which kind of API
+ * server it is.
+ *
+ * <p>{@link #locate()} looks, in this order, at
+ * <ol>
+ *   <li>the system property {@code kinformer.apiserver.dir} or the environment variable
+ *       {@code KINFORMER_APISERVER_DIR}: a directory holding {@code kinformer-apiserver} (or
+ *       {@code kube-apiserver}) and {@code etcd};
+ *   <li>{@code KUBEBUILDER_ASSETS}, the envtest convention: a directory holding
+ *       {@code kube-apiserver} and {@code etcd};
+ *   <li>{@code ${KINFORMER_CACHE:-$HOME/.cache/kinformer}/apiserver/current}, where
+ *       {@code informer-testing/apiserver/build.sh} leaves what it builds.
+ * </ol>
+ *
+ * <p>Thread safety: immutable.
+ *
+ * @param flavor which API server {@code apiServer} is; it decides the flags it is given
+ * @param apiServer the API server executable
+ * @param etcd the etcd executable
+ */
+public record ApiServerBinaries(Flavor flavor, Path apiServer, Path etcd) {
+
+  /** The kinds of API server the launcher knows how to start. Thread safety: immutable. */
+  public enum Flavor {
+    /** {@code kinformer-apiserver}, built from k8s.io/apiserver by build.sh. */
+    KINFORMER,
+    /** A stock {@code kube-apiserver}. */
+    KUBE_APISERVER
+  }
+
+  /** The system property naming a directory of binaries; wins over everything else. */
+  public static final String DIR_PROPERTY = "kinformer.apiserver.dir";
+
+  /** Validates that both files are given. */
+  public ApiServerBinaries {
+    Objects.requireNonNull(flavor, "flavor");
+    Objects.requireNonNull(apiServer, "apiServer");
+    Objects.requireNonNull(etcd, "etcd");
+  }
+
+  /**
+   * Finds the binaries as the class description says, in this process's system properties and
+   * environment.
+   *
+   * @return the binaries, or empty when none of the places holds them; {@link #notFoundReason()}
+   *     then says where it looked
+   */
+  public static Optional<ApiServerBinaries> locate() {
+    return locate(System.getenv(), System::getProperty);
+  }
+
+  static Optional<ApiServerBinaries> locate(
+      Map<String, String> env, Function<String, @Nullable String> properties) {
+    String explicit = properties.apply(DIR_PROPERTY);
+    if (explicit == null || explicit.isBlank()) {
+      explicit = env.get("KINFORMER_APISERVER_DIR");
+    }
+    if (explicit != null && !explicit.isBlank()) {
+      return inDirectory(Path.of(explicit));
+    }
+    String assets = env.get("KUBEBUILDER_ASSETS");
+    if (assets != null && !assets.isBlank()) {
+      return inDirectory(Path.of(assets));
+    }
+    return inDirectory(cacheDirectory(env).resolve("current"));
+  }
+
+  /**
+   * The binaries in one directory: {@code kinformer-apiserver} or else {@code kube-apiserver},
+   * and {@code etcd}.
+   */
+  public static Optional<ApiServerBinaries> inDirectory(Path dir) {
+    Path etcd = dir.resolve("etcd");
+    if (!Files.isExecutable(etcd)) {
+      return Optional.empty();
+    }
+    Path ours = dir.resolve("kinformer-apiserver");
+    if (Files.isExecutable(ours)) {
+      return Optional.of(new ApiServerBinaries(Flavor.KINFORMER, ours, etcd));
+    }
+    Path kube = dir.resolve("kube-apiserver");
+    if (Files.isExecutable(kube)) {
+      return Optional.of(new ApiServerBinaries(Flavor.KUBE_APISERVER, kube, etcd));
+    }
+    return Optional.empty();
+  }
+
+  /** Where build.sh keeps its results on this machine. */
+  static Path cacheDirectory(Map<String, String> env) {
+    String cache = env.get("KINFORMER_CACHE");
+    Path root = cache != null && !cache.isBlank()
+        ? Path.of(cache)
+        : Path.of(System.getProperty("user.home"), ".cache", "kinformer");
+    return root.resolve("apiserver");
+  }
+
+  /** Why {@link #locate()} found nothing, naming the places it looked and how to fill one. */
+  public static String notFoundReason() {
+    String explicit = System.getProperty(DIR_PROPERTY);
+    if (explicit == null || explicit.isBlank()) {
+      explicit = System.getenv("KINFORMER_APISERVER_DIR");
+    }
+    if (explicit != null && !explicit.isBlank()) {
+      return "no API server binaries in " + explicit + " (named by -D" + DIR_PROPERTY
+          + " or KINFORMER_APISERVER_DIR): it needs etcd and kinformer-apiserver or kube-apiserver";
+    }
+    return "no API server binaries: build them with informer-testing/apiserver/build.sh (into "
+        + cacheDirectory(System.getenv()).resolve("current")
+        + "), or point KUBEBUILDER_ASSETS (or -D" + DIR_PROPERTY
+        + ") at a directory with kube-apiserver and etcd";
+  }
+}

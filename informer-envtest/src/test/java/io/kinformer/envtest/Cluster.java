@@ -1,0 +1,105 @@
+package io.kinformer.envtest;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.kinformer.cache.SharedIndexInformer;
+import io.kinformer.client.KubeClient;
+import io.kinformer.client.ResourceClient;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Helpers shared by the real-server tests: namespaces of their own, writes, cache snapshots. */
+final class Cluster {
+  private static final AtomicInteger namespaces = new AtomicInteger();
+
+  private Cluster() {}
+
+  /** Creates a namespace no other test uses and returns its name. */
+  static String newNamespace(KubeClient client, String prefix) {
+    String name = prefix + "-" + ProcessHandle.current().pid() + "-" + namespaces.incrementAndGet();
+    Namespace ns = new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build();
+    client.resources(Namespace.class).create(ns);
+    return name;
+  }
+
+  /** The configmaps of a new namespace of their own ({@link #newNamespace}). */
+  static ResourceClient<ConfigMap> configMapsInNewNamespace(KubeClient client, String prefix) {
+    return client.resources(ConfigMap.class).inNamespace(newNamespace(client, prefix));
+  }
+
+  static ConfigMap configMap(String namespace, String name, String value) {
+    return new ConfigMapBuilder()
+        .withNewMetadata().withNamespace(namespace).withName(name).endMetadata()
+        .addToData("value", value)
+        .build();
+  }
+
+  /** name → resourceVersion of every object the server lists in the client's namespace. */
+  static <T extends HasMetadata> Map<String, String> serverState(ResourceClient<T> resources) {
+    Map<String, String> state = new TreeMap<>();
+    for (T obj : resources.list()) {
+      state.put(obj.getMetadata().getName(), obj.getMetadata().getResourceVersion());
+    }
+    return state;
+  }
+
+  /** name → resourceVersion of every object in the informer's cache, in one namespace. */
+  static <T extends HasMetadata> Map<String, String> cacheState(
+      SharedIndexInformer<T> informer, String namespace) {
+    Map<String, String> state = new TreeMap<>();
+    for (T obj : informer.getStore().list()) {
+      if (namespace.equals(obj.getMetadata().getNamespace())) {
+        state.put(obj.getMetadata().getName(), obj.getMetadata().getResourceVersion());
+      }
+    }
+    return state;
+  }
+
+  /**
+   * Waits (up to a minute) until the informer's cache holds exactly what the server lists in
+   * {@code namespace}: the same names with the same resourceVersions.
+   */
+  static <T extends HasMetadata> void awaitCacheEqualsServer(
+      SharedIndexInformer<T> informer, String namespace, ResourceClient<T> resources) {
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).untilAsserted(() ->
+        org.assertj.core.api.Assertions.assertThat(cacheState(informer, namespace))
+            .isEqualTo(serverState(resources)));
+  }
+
+  /**
+   * A burst of {@code ops} seeded random writes to configmaps: creates (half the time while
+   * under {@code maxObjects}), updates and deletes of live names. Returns how many of each.
+   */
+  static int[] burst(ResourceClient<ConfigMap> configMaps, String namespace, long seed, int ops,
+      int maxObjects) {
+    Random random = new Random(seed);
+    List<String> live = new ArrayList<>(serverState(configMaps).keySet());
+    int[] counts = new int[3];
+    int next = 0;
+    for (int i = 0; i < ops; i++) {
+      int choice = live.isEmpty() || (live.size() < maxObjects && random.nextBoolean()) ? 0
+          : random.nextInt(3) == 0 ? 2 : 1;
+      switch (choice) {
+        case 0 -> {
+          String name = "cm-" + seed + "-" + next++;
+          configMaps.create(configMap(namespace, name, "v0"));
+          live.add(name);
+        }
+        case 1 -> {
+          String name = live.get(random.nextInt(live.size()));
+          configMaps.update(configMap(namespace, name, "v" + i));
+        }
+        default -> configMaps.delete(live.remove(random.nextInt(live.size())));
+      }
+      counts[choice]++;
+    }
+    return counts;
+  }
+}

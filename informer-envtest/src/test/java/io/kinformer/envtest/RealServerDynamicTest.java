@@ -1,0 +1,151 @@
+package io.kinformer.envtest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
+import io.kinformer.cache.ApiException;
+import io.kinformer.cache.SharedIndexInformer;
+import io.kinformer.client.GroupVersionResource;
+import io.kinformer.client.KubeClient;
+import io.kinformer.client.ResourceClient;
+import io.kinformer.client.SharedInformerFactory;
+import io.kinformer.client.SharedInformerFactory.InformerOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Metadata-only, label-selected and dynamic informers against the real server, and custom
+ * resources whose CRD is created, deleted and created again.
+ */
+@Tag("real-apiserver")
+@ExtendWith(ApiServerExtension.class)
+class RealServerDynamicTest {
+  private static final Duration SETTLE = Duration.ofSeconds(60);
+  private static final GroupVersionResource CONFIGMAPS = new GroupVersionResource("", "v1", "configmaps");
+  private static final GroupVersionResource CRDS =
+      new GroupVersionResource("apiextensions.k8s.io", "v1", "customresourcedefinitions");
+
+  private static <T extends HasMetadata> Map<String, String> names(List<T> objects) {
+    Map<String, String> out = new TreeMap<>();
+    objects.forEach(o -> out.put(o.getMetadata().getName(), o.getMetadata().getResourceVersion()));
+    return out;
+  }
+
+  @Test
+  void metadataAndLabelSelectedInformers_afterBurst_equalTheServer(KubeClient client)
+      throws InterruptedException {
+    ResourceClient<ConfigMap> cms = Cluster.configMapsInNewNamespace(client, "metadata");
+    String ns = cms.namespace().orElseThrow();
+    Cluster.burst(cms, ns, 51, 60, 40);
+
+    try (SharedInformerFactory factory = SharedInformerFactory.builder(client).namespace(ns).build()) {
+      SharedIndexInformer<PartialObjectMetadata> metadata = factory.metadataInformerFor(CONFIGMAPS);
+      SharedIndexInformer<ConfigMap> even = factory.informerFor(ConfigMap.class,
+          InformerOptions.inNamespace(ns).withLabelSelector("tier=even"));
+      factory.start();
+      assertThat(factory.waitForCacheSync(SETTLE)).isTrue();
+      Cluster.burst(cms, ns, 52, 60, 40);
+      for (int i = 0; i < 10; i++) {
+        ConfigMap labelled = Cluster.configMap(ns, "labelled-" + i, "v");
+        labelled.getMetadata().setLabels(Map.of("tier", i % 2 == 0 ? "even" : "odd"));
+        cms.create(labelled);
+      }
+      cms.delete("labelled-0");
+
+      await().atMost(SETTLE).untilAsserted(() -> {
+        assertThat(names(metadata.getStore().list())).isEqualTo(Cluster.serverState(cms));
+        assertThat(names(even.getStore().list()))
+            .isEqualTo(Cluster.serverState(cms.withLabelSelector("tier=even")))
+            .containsOnlyKeys("labelled-2", "labelled-4", "labelled-6", "labelled-8");
+      });
+    }
+  }
+
+  private static GenericKubernetesResource crd(String group) {
+    GenericKubernetesResource crd = new GenericKubernetesResource();
+    crd.setApiVersion("apiextensions.k8s.io/v1");
+    crd.setKind("CustomResourceDefinition");
+    crd.setMetadata(new ObjectMetaBuilder().withName("widgets." + group).build());
+    crd.setAdditionalProperty("spec", Map.of(
+        "group", group,
+        "scope", "Namespaced",
+        "names", Map.of("plural", "widgets", "singular", "widget", "kind", "Widget"),
+        "versions", List.of(Map.of("name", "v1", "served", true, "storage", true,
+            "schema", Map.of("openAPIV3Schema",
+                Map.of("type", "object", "x-kubernetes-preserve-unknown-fields", true))))));
+    return crd;
+  }
+
+  private static GenericKubernetesResource widget(String group, String ns, String name) {
+    GenericKubernetesResource w = new GenericKubernetesResource();
+    w.setApiVersion(group + "/v1");
+    w.setKind("Widget");
+    w.setMetadata(new ObjectMetaBuilder().withNamespace(ns).withName(name).build());
+    w.setAdditionalProperty("spec", Map.of("size", 3));
+    return w;
+  }
+
+  /**
+   * Creates the CRD, then a widget, and returns the widgets' client: until the apiextensions
+   * server has installed the new group, discovery and the first create answer 404, so both are
+   * retried; a 409 means an earlier try went through after all.
+   */
+  private static ResourceClient<GenericKubernetesResource> createWithCrd(KubeClient client,
+      String group, String ns, String name) {
+    client.resources(CRDS).create(crd(group));
+    List<ResourceClient<GenericKubernetesResource>> widgets = new ArrayList<>();
+    await().atMost(SETTLE).ignoreExceptionsMatching(e -> e instanceof ApiException a
+        && a.isNotFound()).until(() -> {
+          ResourceClient<GenericKubernetesResource> w =
+              client.resources(new GroupVersionResource(group, "v1", "widgets")).inNamespace(ns);
+          try {
+            w.create(widget(group, ns, name));
+          } catch (ApiException e) {
+            if (!e.isConflict()) {
+              throw e;
+            }
+          }
+          widgets.add(w);
+          return true;
+        });
+    return widgets.get(0);
+  }
+
+  @Test
+  void dynamicInformer_forCustomResources_followsCrdDeletedAndRecreated(KubeClient client)
+      throws InterruptedException {
+    String ns = Cluster.newNamespace(client, "crd");
+    String group = ns + ".example.com";
+    ResourceClient<GenericKubernetesResource> widgets = createWithCrd(client, group, ns, "w0");
+    GroupVersionResource widgetsGvr = new GroupVersionResource(group, "v1", "widgets");
+    for (int i = 1; i < 5; i++) {
+      widgets.create(widget(group, ns, "w" + i));
+    }
+
+    try (SharedInformerFactory factory = SharedInformerFactory.builder(client).namespace(ns).build()) {
+      SharedIndexInformer<GenericKubernetesResource> informer = factory.informerFor(widgetsGvr);
+      factory.start();
+      assertThat(factory.waitForCacheSync(SETTLE)).isTrue();
+      assertThat(names(informer.getStore().list())).isEqualTo(names(widgets.list()));
+
+      client.resources(CRDS).delete("widgets." + group); // its custom resources go with it
+      await().atMost(SETTLE).until(() -> informer.getStore().list().isEmpty());
+
+      createWithCrd(client, group, ns, "again");
+      await().atMost(SETTLE).untilAsserted(() ->
+          assertThat(names(informer.getStore().list())).isEqualTo(names(widgets.list()))
+              .containsOnlyKeys("again"));
+    }
+  }
+}
