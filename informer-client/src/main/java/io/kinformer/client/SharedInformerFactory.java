@@ -9,6 +9,7 @@ import io.kinformer.cache.ReflectorException;
 import io.kinformer.cache.SharedIndexInformer;
 import io.kinformer.cache.Transforms;
 import io.kinformer.cache.WatchErrorHandler;
+import io.kinformer.time.Backoff;
 import io.kinformer.time.Clock;
 import io.kinformer.time.Scheduler;
 import java.time.Duration;
@@ -71,6 +72,7 @@ public final class SharedInformerFactory implements AutoCloseable {
   private final Clock clock;
   private final Scheduler scheduler;
   private final boolean streamingList;
+  private final Backoff.Policy backoff;
   private final ExecutorService deliveryExecutor;
   private final Discovery discovery;
 
@@ -91,6 +93,7 @@ public final class SharedInformerFactory implements AutoCloseable {
     this.clock = b.clock;
     this.scheduler = b.scheduler;
     this.streamingList = b.streamingList;
+    this.backoff = b.backoff;
     this.deliveryExecutor = Informers.newDeliveryExecutor("kinformer-delivery-");
     this.discovery = client.discovery();
   }
@@ -276,6 +279,7 @@ public final class SharedInformerFactory implements AutoCloseable {
             .scheduler(scheduler)
             .deliveryExecutor(deliveryExecutor)
             .streamingList(streamingList)
+            .backoff(backoff)
             .expectedKind(type.watchApiVersion(), type.watchKind())
             .build();
     if (transform != null) {
@@ -457,6 +461,7 @@ public final class SharedInformerFactory implements AutoCloseable {
     private Clock clock = Clock.system();
     private Scheduler scheduler = Scheduler.system();
     private boolean streamingList = true;
+    private Backoff.Policy backoff = Backoff.Policy.clientGoDefault();
 
     private Builder(KubeClient client) {
       this.client = Objects.requireNonNull(client, "client");
@@ -525,6 +530,16 @@ public final class SharedInformerFactory implements AutoCloseable {
      */
     public Builder streamingList(boolean streamingList) {
       this.streamingList = streamingList;
+      return this;
+    }
+
+    /**
+     * The backoff of every informer between failed list/watch attempts, each its own from {@code
+     * policy}. Default {@link Backoff.Policy#clientGoDefault} (0.8 s doubling to 30 s, with
+     * jitter); tests that provoke failures may shorten it.
+     */
+    public Builder backoff(Backoff.Policy policy) {
+      this.backoff = Objects.requireNonNull(policy, "policy");
       return this;
     }
 

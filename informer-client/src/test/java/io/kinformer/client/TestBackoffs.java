@@ -1,7 +1,6 @@
 package io.kinformer.client;
 
 import io.kinformer.time.Backoff;
-import io.kinformer.time.Clock;
 import java.time.Duration;
 import java.util.Random;
 
@@ -11,14 +10,15 @@ final class TestBackoffs {
   private TestBackoffs() {}
 
   /** 10 ms doubling to 100 ms, full jitter from {@code seed}, reset after 2 s of success. */
-  static Backoff fast(long seed) {
-    return Backoff.exponential(
-        Duration.ofMillis(10),
-        Duration.ofMillis(100),
-        2.0,
-        1.0,
-        Duration.ofSeconds(2),
-        Clock.system(),
-        new Random(seed));
+  static Backoff.Policy fast(long seed) {
+    return (clock, random) ->
+        Backoff.exponential(
+            Duration.ofMillis(10),
+            Duration.ofMillis(100),
+            2.0,
+            1.0,
+            Duration.ofSeconds(2),
+            clock,
+            new Random(seed));
   }
 }

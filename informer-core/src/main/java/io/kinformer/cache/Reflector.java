@@ -269,7 +269,11 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     this.clock = b.clock;
     this.scheduler = b.scheduler;
     this.random = b.random != null ? b.random : new Random();
-    this.backoff = b.backoff != null ? b.backoff : Backoff.clientGoDefault(clock, random);
+    this.backoff =
+        b.backoff != null
+            ? b.backoff
+            : (b.backoffPolicy != null ? b.backoffPolicy : Backoff.Policy.clientGoDefault())
+                .newBackoff(clock, random);
     this.maxInternalErrorRetryDuration = b.maxInternalErrorRetryDuration;
     this.rewatchOnWatchError = b.rewatchOnWatchError;
     this.expectedApiVersion = b.expectedApiVersion;
@@ -1485,6 +1489,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     private Scheduler scheduler = Scheduler.system();
     private @Nullable RandomGenerator random;
     private @Nullable Backoff backoff;
+    private Backoff.@Nullable Policy backoffPolicy;
     private Duration maxInternalErrorRetryDuration = Duration.ZERO;
     private boolean rewatchOnWatchError;
     private @Nullable String expectedApiVersion;
@@ -1574,9 +1579,20 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
       return this;
     }
 
-    /** The backoff between cycles and before 429 retries. Default {@link Backoff#clientGoDefault}. */
+    /**
+     * The backoff between cycles and before 429 retries, this reflector's own: build one reflector
+     * with it (two would share its sequence). Default {@link Backoff#clientGoDefault}.
+     */
     public Builder<T> backoff(Backoff backoff) {
       this.backoff = Objects.requireNonNull(backoff, "backoff");
+      this.backoffPolicy = null;
+      return this;
+    }
+
+    /** Makes each reflector built here its backoff with {@code policy} (see {@link #backoff}). */
+    public Builder<T> backoff(Backoff.Policy policy) {
+      this.backoffPolicy = Objects.requireNonNull(policy, "policy");
+      this.backoff = null;
       return this;
     }
 

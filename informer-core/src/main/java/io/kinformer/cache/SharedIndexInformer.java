@@ -255,7 +255,7 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
     Clock clock = Clock.system();
     Scheduler scheduler = Scheduler.system();
     @Nullable RandomGenerator random;
-    @Nullable Backoff backoff;
+    Backoff.@Nullable Policy backoff;
     @Nullable Executor deliveryExecutor;
     @Nullable Executor processingExecutor;
     @Nullable Executor reflectorExecutor;
@@ -314,9 +314,12 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
       return this;
     }
 
-    /** The backoff between failed list/watch attempts. Default {@link Backoff#clientGoDefault}. */
-    public Builder<T> backoff(Backoff backoff) {
-      this.backoff = Objects.requireNonNull(backoff, "backoff");
+    /**
+     * The backoff between failed list/watch attempts: each informer built here gets its own from
+     * {@code policy} (on its clock and random). Default {@link Backoff.Policy#clientGoDefault}.
+     */
+    public Builder<T> backoff(Backoff.Policy policy) {
+      this.backoff = Objects.requireNonNull(policy, "policy");
       return this;
     }
 

@@ -18,6 +18,38 @@ public interface Backoff {
   void reset();
 
   /**
+   * Makes a {@link Backoff} for each loop that needs one: share a policy between informers (a
+   * factory's, one builder's), never a backoff, whose sequence is one loop's state.
+   *
+   * <p>Thread safety: implementations must be thread-safe; the ones here are stateless.
+   */
+  @FunctionalInterface
+  interface Policy {
+
+    /** A new backoff, on {@code clock} and with jitter from {@code random}. */
+    Backoff newBackoff(Clock clock, RandomGenerator random);
+
+    /** {@link Backoff#clientGoDefault} for each loop. */
+    static Policy clientGoDefault() {
+      return Backoff::clientGoDefault;
+    }
+
+    /**
+     * {@link Backoff#exponential} for each loop, with these settings (checked here).
+     *
+     * @throws IllegalArgumentException as {@link Backoff#exponential}
+     */
+    static Policy exponential(
+        Duration initial, Duration max, double factor, double jitter, Duration resetAfter) {
+      // Fail now, not when the first loop starts.
+      Backoff.exponential(
+          initial, max, factor, jitter, resetAfter, Clock.system(), new java.util.Random(0));
+      return (clock, random) ->
+          Backoff.exponential(initial, max, factor, jitter, resetAfter, clock, random);
+    }
+  }
+
+  /**
    * Exponential backoff with jitter, restarting on its own once no delay was asked for during
    * {@code resetAfter}.
    *

@@ -195,4 +195,19 @@ class BackoffTest {
         .isThrownBy(() -> Backoff.exponential(s, s, 2, 0, Duration.ofSeconds(-1), clock, r))
         .withMessageContaining("resetAfter");
   }
+
+  @Test
+  void exponentialPolicy_checksItsSettingsAtOnce_andMakesIndependentBackoffs() {
+    Duration s = Duration.ofSeconds(1);
+    org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+        .isThrownBy(() -> Backoff.Policy.exponential(s.multipliedBy(2), s, 2, 0, s));
+    Backoff.Policy policy =
+        Backoff.Policy.exponential(Duration.ofMillis(100), s, 2, 0, Duration.ofMinutes(1));
+    FakeClock clock = new FakeClock();
+    Backoff a = policy.newBackoff(clock, new Random(1));
+    Backoff b = policy.newBackoff(clock, new Random(1));
+    assertThat(a.next()).isEqualTo(Duration.ofMillis(100));
+    assertThat(a.next()).isEqualTo(Duration.ofMillis(200));
+    assertThat(b.next()).as("its own sequence").isEqualTo(Duration.ofMillis(100));
+  }
 }

@@ -9,13 +9,11 @@ import io.kinformer.cache.ResourceEventHandler;
 import io.kinformer.cache.SharedIndexInformer;
 import io.kinformer.client.ResourceClient;
 import io.kinformer.time.Backoff;
-import io.kinformer.time.Clock;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
@@ -113,8 +111,8 @@ class ClientGoDifferentialTest {
         SharedIndexInformer<ConfigMap> informer =
             SharedIndexInformer.builder("configmaps", recording)
                 .streamingList(streaming)
-                .backoff(Backoff.exponential(Duration.ofMillis(20), Duration.ofMillis(500), 2.0,
-                    1.0, Duration.ofSeconds(2), Clock.system(), new Random(42)))
+                .backoff(Backoff.Policy.exponential(Duration.ofMillis(20), Duration.ofMillis(500),
+                    2.0, 1.0, Duration.ofSeconds(2)))
                 .build()) {
       informer.addEventHandler(ours);
       informer.start();

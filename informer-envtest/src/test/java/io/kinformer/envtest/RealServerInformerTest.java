@@ -11,7 +11,6 @@ import io.kinformer.client.KubeClient;
 import io.kinformer.client.ResourceClient;
 import io.kinformer.client.SharedInformerFactory;
 import io.kinformer.time.Backoff;
-import io.kinformer.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Random;
@@ -32,9 +31,9 @@ class RealServerInformerTest {
   private static final Duration SETTLE = Duration.ofSeconds(60);
 
   /** The informer's own logic with short waits, so that a restart does not stall the test. */
-  private static Backoff fastBackoff(long seed) {
-    return Backoff.exponential(Duration.ofMillis(20), Duration.ofMillis(500), 2.0, 1.0,
-        Duration.ofSeconds(2), Clock.system(), new Random(seed));
+  private static Backoff.Policy fastBackoff(long seed) {
+    return (clock, random) -> Backoff.exponential(Duration.ofMillis(20), Duration.ofMillis(500),
+        2.0, 1.0, Duration.ofSeconds(2), clock, new Random(seed));
   }
 
   /** An informer on {@code cms}, started and synced. */
