@@ -797,6 +797,9 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
 
   /** Keeps {@code obj}, transformed as the store would (the buffer then holds no second copy). */
   private void bufferPut(Map<String, T> buffer, T obj) {
+    // Keyed as it arrived, as client-go's temporary store keys before it transforms: a DELETED
+    // event, untransformed, finds it, whatever the transform leaves of its metadata.
+    String key = Keys.metaNamespaceKey(obj);
     T kept = obj;
     if (streamTransform != null) {
       try {
@@ -808,7 +811,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
         return;
       }
     }
-    buffer.put(Keys.metaNamespaceKey(kept), kept);
+    buffer.put(key, kept);
   }
 
   /** client-go's {@code isErrorRetriableWithSideEffectsFn}, then its fallback to a list. */

@@ -22,7 +22,6 @@ import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -56,9 +55,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  *       equivalent is {@link Keys#split} of the key.
  * </ul>
  *
- * <p>A divergence found, not fixed here (it is in the reflector): a streaming list keys each
- * object after the transform, client-go before it; see the disabled {@code
- * storeResourceVersionWithNonMetaTransform_streamingTwoObjects}.
+ * <p>{@code storeResourceVersionWithNonMetaTransform_streamingTwoObjects} adds the streaming-list
+ * path to that case: the reflector keys a streamed object before transforming it, as client-go's
+ * temporary store does.
  */
 class ControllerClientGoTest {
 
@@ -391,11 +390,6 @@ class ControllerClientGoTest {
    * same informer on a source that streams.
    */
   @Test
-  @Disabled(
-      "divergence: the reflector's streaming buffer keys each object by metaNamespaceKey of the"
-          + " transformed object (Reflector.bufferPut); client-go's temporaryStore keys the object"
-          + " before transforming it (store.go cache.Add), so objects the transform leaves without"
-          + " metadata collapse into one here")
   void storeResourceVersionWithNonMetaTransform_streamingTwoObjects() {
     FakeListerWatcher<Pod> source = TestPods.fakeSource();
     source.add(pod("default", "pod-1"));
