@@ -34,7 +34,30 @@ final class Discovery {
    * @throws ApiException if discovery fails, or with 404 if the group-version has no such resource
    */
   Resource resource(GroupVersionResource gvr) {
-    Map<String, Resource> resources = byGroupVersion.computeIfAbsent(gvr.apiVersion(), gv -> fetch(gvr));
+    Map<String, Resource> resources;
+    try {
+      resources = byGroupVersion.computeIfAbsent(gvr.apiVersion(), gv -> fetch(gvr));
+    } catch (ApiException e) {
+      if (e.code() != 404) {
+        throw e;
+      }
+      ApiException named =
+          new ApiException(
+              404,
+              "NotFound",
+              "the server has no resource "
+                  + gvr
+                  + ": it serves no API "
+                  + gvr.apiVersion()
+                  + " (discovery answered: "
+                  + e.getMessage()
+                  + "); check the group and version, or install the CustomResourceDefinition",
+              null,
+              List.of(),
+              false);
+      named.addSuppressed(e);
+      throw named;
+    }
     Resource r = resources.get(gvr.resource());
     if (r == null) {
       // The cached document may predate the resource (a CRD installed later into a group-version
@@ -45,7 +68,19 @@ final class Discovery {
       r = resources.get(gvr.resource());
     }
     if (r == null) {
-      throw new ApiException(404, "NotFound", "the server has no resource " + gvr, null, List.of(), false);
+      throw new ApiException(
+          404,
+          "NotFound",
+          "the server has no resource "
+              + gvr
+              + ": "
+              + gvr.apiVersion()
+              + " does not list it (its resources: "
+              + new java.util.TreeSet<>(resources.keySet())
+              + ")",
+          null,
+          List.of(),
+          false);
     }
     return r;
   }
