@@ -94,7 +94,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
     this.bearerToken = b.bearerToken;
     this.store = new Store(b.watchHistorySize, 0);
     this.ops = new ApiOps(registry, store, b.clock, b.random);
-    this.faults = new Faults(watches, store);
+    this.faults = new Faults(watches, store, registry);
     if (b.builtInResources) {
       Registry.builtIns().forEach(this::registerQuietly);
     } else {

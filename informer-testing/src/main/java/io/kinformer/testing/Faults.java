@@ -23,7 +23,10 @@ import org.jspecify.annotations.Nullable;
  * assertThat(server.faults().requestCount(Verb.LIST, "pods")).isEqualTo(1);  // no relist
  * }</pre>
  *
- * <p>Resources are named by their plural ({@code "pods"}); a null resource means any.
+ * <p>Resources are named by their plural ({@code "pods"}); a null resource means any. A name the
+ * server does not serve (a typo, or a kind such as {@code "Pod"}) is refused with an {@link
+ * IllegalArgumentException} that names the right one, so that a fault that could never fire fails
+ * the test where it is set.
  *
  * <p>Thread safety: thread-safe; every method may be called from any thread while the server
  * runs.
@@ -41,12 +44,42 @@ public final class Faults {
   private final Map<String, LongAdder> counters = new ConcurrentHashMap<>();
   private final Set<WatchSession> watches;
   private final Store store;
+  private final Registry registry;
   private volatile boolean tooOldWatchAsHttp410;
   private volatile boolean refuseStreamingLists;
 
-  Faults(Set<WatchSession> watches, Store store) {
+  Faults(Set<WatchSession> watches, Store store, Registry registry) {
     this.watches = watches;
     this.store = store;
+    this.registry = registry;
+  }
+
+  /**
+   * Refuses a resource name the server does not serve, so that a typo'd fault or count fails the
+   * test at once instead of never firing: a kind or singular name gets the plural suggested.
+   */
+  private @Nullable String served(@Nullable String resource) {
+    if (resource == null) {
+      return null;
+    }
+    List<ServedResource> all = registry.all();
+    for (ServedResource r : all) {
+      if (r.plural().equals(resource)) {
+        return resource;
+      }
+    }
+    for (ServedResource r : all) {
+      if (r.kind().equalsIgnoreCase(resource) || r.singular().equalsIgnoreCase(resource)) {
+        throw new IllegalArgumentException(
+            "faults take a resource's plural name: \"" + resource + "\" names the kind "
+                + r.kind() + "; use \"" + r.plural() + "\"");
+      }
+    }
+    java.util.SortedSet<String> plurals = new java.util.TreeSet<>();
+    all.forEach(r -> plurals.add(r.plural()));
+    throw new IllegalArgumentException(
+        "the server serves no resource \"" + resource + "\" (register it first); it serves "
+            + plurals);
   }
 
   // ---- failures ------------------------------------------------------------------------------
@@ -72,6 +105,7 @@ public final class Faults {
   public void failNextWithRetryAfter(
       Verb verb, @Nullable String resource, int times, int status, Duration retryAfter) {
     Objects.requireNonNull(verb, "verb");
+    served(resource);
     if (times < 1) {
       throw new IllegalArgumentException("times must be positive: " + times);
     }
@@ -241,6 +275,7 @@ public final class Faults {
 
   /** Writes {@code bytes} as they are into every open watch of {@code resource} (null: all). */
   public void writeToWatches(@Nullable String resource, byte[] bytes) {
+    served(resource);
     for (WatchSession w : watches) {
       if (resource == null || resource.equals(w.type.plural())) {
         w.injectRaw(bytes);
@@ -255,6 +290,7 @@ public final class Faults {
 
   /** The number of watches open now on {@code resource} (null: all). */
   public int openWatches(@Nullable String resource) {
+    served(resource);
     int n = 0;
     for (WatchSession w : watches) {
       if (resource == null || resource.equals(w.type.plural())) {
@@ -307,6 +343,7 @@ public final class Faults {
 
   /** Requests of {@code verb} received for {@code resource} (a plural), after authentication. */
   public long requestCount(Verb verb, String resource) {
+    served(Objects.requireNonNull(resource, "resource"));
     LongAdder a = counters.get(verb.name() + "/" + resource);
     return a == null ? 0 : a.sum();
   }
@@ -322,6 +359,7 @@ public final class Faults {
    * #requestCount(Verb, String) LIST}, how often a client asked for the full state.
    */
   public long streamingListCount(String resource) {
+    served(Objects.requireNonNull(resource, "resource"));
     LongAdder a = counters.get("STREAM/" + resource);
     return a == null ? 0 : a.sum();
   }

@@ -129,6 +129,11 @@ final class Registry {
     return out;
   }
 
+  /** Every resource served, in no particular order. */
+  List<ServedResource> all() {
+    return List.copyOf(byPath.values());
+  }
+
   private static String pathKey(String group, String version, String plural) {
     return group + "/" + version + "/" + plural;
   }

@@ -30,6 +30,22 @@ class FaultsTest {
   }
 
   @Test
+  void aResourceTheServerDoesNotServe_isRefused_aKindGetsItsPluralSuggested() {
+    org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+        .isThrownBy(() -> faults.failNext(Verb.LIST, "Pod", 1, 500))
+        .withMessageContaining("\"Pod\" names the kind Pod; use \"pods\"");
+    org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+        .isThrownBy(() -> faults.requestCount(Verb.LIST, "configmap"))
+        .withMessageContaining("use \"configmaps\"");
+    org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+        .isThrownBy(() -> faults.openWatches("podz"))
+        .withMessageContaining("serves no resource \"podz\"")
+        .withMessageContaining("pods");
+    faults.failNext(Verb.LIST, "pods", 1, 500); // a served plural is taken
+    faults.clearFailures();
+  }
+
+  @Test
   void failNext_failsThatManyRequestsOfTheVerbAndResource_only() {
     faults.failNext(Verb.LIST, "pods", 2, 500);
     assertThat(http.get("/api/v1/namespaces/default/configmaps").code()).isEqualTo(200);
