@@ -15,6 +15,8 @@ import io.kinformer.testing.EmbeddedApiServer;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,65 +25,73 @@ import org.junit.jupiter.api.Test;
  */
 class ReadYourWritesExampleTest {
 
+  private EmbeddedApiServer server;
+  private KubeClient client;
+  private SharedInformerFactory factory;
+  private SharedIndexInformer<ConfigMap> configMaps;
+  private ResourceClient<ConfigMap> api;
+
+  @BeforeEach
+  void startSynced() {
+    server = EmbeddedApiServer.start();
+    client = KubeClient.create(KubeConfig.load(server.kubeConfig()));
+    factory = SharedInformerFactory.builder(client).build();
+    configMaps = factory.informerFor(ConfigMap.class);
+    factory.start();
+    assertThat(factory.waitForCacheSync(Duration.ofSeconds(30))).isTrue();
+    api = client.resources(ConfigMap.class).inNamespace("default");
+  }
+
+  @AfterEach
+  void stop() {
+    factory.close();
+    client.close();
+    server.close();
+  }
+
   @Test
   void aWriter_waitsForItsOwnWrite_thenReadsItFromTheCache() throws Exception {
-    try (EmbeddedApiServer server = EmbeddedApiServer.start();
-        KubeClient client = KubeClient.create(KubeConfig.load(server.kubeConfig()));
-        SharedInformerFactory factory = SharedInformerFactory.builder(client).build()) {
-      SharedIndexInformer<ConfigMap> configMaps = factory.informerFor(ConfigMap.class);
-      factory.start();
-      assertThat(factory.waitForCacheSync(Duration.ofSeconds(30))).isTrue();
-      ResourceClient<ConfigMap> api = client.resources(ConfigMap.class).inNamespace("default");
+    // tag::read-your-writes[]
+    ConfigMap written =
+        api.create(
+            new ConfigMapBuilder()
+                .withNewMetadata().withNamespace("default").withName("settings").endMetadata()
+                .withData(Map.of("mode", "fast"))
+                .build());
+    String key = Keys.metaNamespaceKey(written);
+    boolean seen =
+        configMaps.awaitResourceVersion(
+            key, written.getMetadata().getResourceVersion(), Duration.ofSeconds(5));
+    // seen: the cache holds this write or a later one
+    Optional<ConfigMap> cached = configMaps.lister().namespace("default").get("settings");
+    // end::read-your-writes[]
 
-      // tag::read-your-writes[]
-      ConfigMap written =
-          api.create(
-              new ConfigMapBuilder()
-                  .withNewMetadata().withNamespace("default").withName("settings").endMetadata()
-                  .withData(Map.of("mode", "fast"))
-                  .build());
-      String key = Keys.metaNamespaceKey(written);
-      boolean seen =
-          configMaps.awaitResourceVersion(
-              key, written.getMetadata().getResourceVersion(), Duration.ofSeconds(5));
-      // seen: the cache holds this write or a later one
-      Optional<ConfigMap> cached = configMaps.lister().namespace("default").get("settings");
-      // end::read-your-writes[]
-
-      assertThat(seen).isTrue();
-      assertThat(cached).hasValueSatisfying(c -> assertThat(c.getData()).containsEntry("mode", "fast"));
-    }
+    assertThat(seen).isTrue();
+    assertThat(cached)
+        .hasValueSatisfying(c -> assertThat(c.getData()).containsEntry("mode", "fast"));
   }
 
   @Test
   void writtenVersions_holdAReconcileBackUntilTheCacheHasCaughtUp() throws Exception {
-    try (EmbeddedApiServer server = EmbeddedApiServer.start();
-        KubeClient client = KubeClient.create(KubeConfig.load(server.kubeConfig()));
-        SharedInformerFactory factory = SharedInformerFactory.builder(client).build()) {
-      SharedIndexInformer<ConfigMap> configMaps = factory.informerFor(ConfigMap.class);
-      factory.start();
-      assertThat(factory.waitForCacheSync(Duration.ofSeconds(30))).isTrue();
-      ResourceClient<ConfigMap> api = client.resources(ConfigMap.class).inNamespace("default");
-      ConfigMap desired =
-          new ConfigMapBuilder()
-              .withNewMetadata().withNamespace("default").withName("settings").endMetadata()
-              .build();
-      String key = "default/settings";
+    ConfigMap desired =
+        new ConfigMapBuilder()
+            .withNewMetadata().withNamespace("default").withName("settings").endMetadata()
+            .build();
+    String key = "default/settings";
 
-      // tag::written-versions[]
-      WrittenVersions written = new WrittenVersions(configMaps.getIndexer());
-      // in the reconciler of `key`:
-      if (written.isCacheCurrent(key)) {
-        ConfigMap result = api.create(desired);
-        written.record(key, result.getMetadata().getResourceVersion());
-      } // else: requeue the key; the cache has not seen our last write yet
-      // end::written-versions[]
+    // tag::written-versions[]
+    WrittenVersions written = new WrittenVersions(configMaps.getIndexer());
+    // in the reconciler of `key`:
+    if (written.isCacheCurrent(key)) {
+      ConfigMap result = api.create(desired);
+      written.record(key, result.getMetadata().getResourceVersion());
+    } // else: requeue the key; the cache has not seen our last write yet
+    // end::written-versions[]
 
-      assertThat(configMaps.resourceVersionSeen(key, api.get("settings").orElseThrow()
-              .getMetadata().getResourceVersion()))
-          .succeedsWithin(Duration.ofSeconds(10));
-      assertThat(written.isCacheCurrent(key)).isTrue();
-      assertThat(written.size()).isZero();
-    }
+    assertThat(configMaps.resourceVersionSeen(key, api.get("settings").orElseThrow()
+            .getMetadata().getResourceVersion()))
+        .succeedsWithin(Duration.ofSeconds(10));
+    assertThat(written.isCacheCurrent(key)).isTrue();
+    assertThat(written.size()).isZero();
   }
 }
