@@ -490,6 +490,11 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
     return rb;
   }
 
+  /** How many handlers are registered now (for tests). */
+  int handlerCount() {
+    return processor.listeners().size();
+  }
+
   /** The reflector, once {@link #start()} made it; for tests that step it. */
   @Nullable Reflector<T> reflector() {
     DefaultController<T> c = controller;
