@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.kinformer.cache.Conditions;
 import io.kinformer.cache.Keys;
 import io.kinformer.cache.SharedIndexInformer;
 import io.kinformer.cache.WrittenVersions;
@@ -15,13 +16,15 @@ import io.kinformer.testing.EmbeddedApiServer;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The read-your-writes snippets of docs/user-guide.md, run against the embedded API server over
- * HTTP; {@link DocSnippetsTest} checks that the page shows this exact code.
+ * The read-your-writes and conditions snippets of docs/user-guide.md, run against the embedded
+ * API server over HTTP; {@link DocSnippetsTest} checks that the page shows this exact code.
  */
 class ReadYourWritesExampleTest {
 
@@ -93,5 +96,32 @@ class ReadYourWritesExampleTest {
         .succeedsWithin(Duration.ofSeconds(10));
     assertThat(written.isCacheCurrent(key)).isTrue();
     assertThat(written.size()).isZero();
+  }
+
+  @Test
+  void conditions_waitThroughTheInformerForAStateAndADeletion() throws Exception {
+    api.create(
+        new ConfigMapBuilder()
+            .withNewMetadata().withNamespace("default").withName("settings").endMetadata()
+            .withData(Map.of("mode", "slow"))
+            .build());
+    api.update(
+        new ConfigMapBuilder()
+            .withNewMetadata().withNamespace("default").withName("settings").endMetadata()
+            .withData(Map.of("mode", "fast"))
+            .build());
+
+    // tag::conditions[]
+    ConfigMap fast =
+        Conditions.awaitCondition(
+                configMaps, "default/settings", cm -> "fast".equals(cm.getData().get("mode")))
+            .get(10, TimeUnit.SECONDS);
+    CompletableFuture<Void> gone = Conditions.awaitDeleted(configMaps, "default/settings");
+    api.delete("settings");
+    gone.get(10, TimeUnit.SECONDS);
+    // end::conditions[]
+
+    assertThat(fast.getData()).containsEntry("mode", "fast");
+    assertThat(configMaps.lister().namespace("default").get("settings")).isEmpty();
   }
 }
