@@ -368,6 +368,44 @@ public final class EmbeddedApiServer implements AutoCloseable {
         new ApiOps.DeleteOptions(null, null, null)).result());
   }
 
+  /**
+   * The object of fabric8 model class {@code type} as stored, if it exists (its kind and
+   * apiVersion from the class, as fabric8 names them).
+   *
+   * @param namespace the namespace of a namespaced kind (null: {@code default}); ignored for a
+   *     cluster-scoped one
+   * @throws IllegalArgumentException if the server does not serve the class's kind
+   */
+  public <T extends HasMetadata> Optional<T> get(
+      Class<T> type, @Nullable String namespace, String name) {
+    return get(HasMetadata.getApiVersion(type), HasMetadata.getKind(type), namespace, name)
+        .map(json -> Json.MAPPER.readValue(json, type));
+  }
+
+  /** Every object of model class {@code type} in a namespace (all if null), in key order. */
+  public <T extends HasMetadata> List<T> list(Class<T> type, @Nullable String namespace) {
+    List<String> json = list(HasMetadata.getApiVersion(type), HasMetadata.getKind(type), namespace);
+    List<T> out = new ArrayList<>(json.size());
+    for (String j : json) {
+      out.add(Json.MAPPER.readValue(j, type));
+    }
+    return out;
+  }
+
+  /**
+   * Deletes {@code object} (by its kind, namespace and name) as a DELETE without options would.
+   *
+   * @throws ApiException 404 if it does not exist
+   */
+  public void delete(HasMetadata object) {
+    Objects.requireNonNull(object.getMetadata(), "object has no metadata");
+    delete(
+        HasMetadata.getApiVersion(object.getClass()),
+        HasMetadata.getKind(object.getClass()),
+        object.getMetadata().getNamespace(),
+        object.getMetadata().getName());
+  }
+
   private ServedResource type(String apiVersion, String kind) {
     return registry.byKind(apiVersion, kind).orElseThrow(() ->
         new IllegalArgumentException("no resource registered for " + apiVersion + " " + kind));

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.kinformer.cache.ApiException;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -37,6 +39,42 @@ class EmbeddedApiServerTypedAccessTest {
           .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo(409));
       assertThatThrownBy(() -> server.create(created))
           .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo(409));
+    }
+  }
+
+  @Test
+  void getListAndDelete_withModelClasses() {
+    try (EmbeddedApiServer server = EmbeddedApiServer.start()) {
+      for (String name : new String[] {"b", "a"}) {
+        server.create(
+            new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace("default")
+                .endMetadata()
+                .withData(Map.of("name", name))
+                .build());
+      }
+      server.create(
+          new NamespaceBuilder().withNewMetadata().withName("other").endMetadata().build());
+
+      assertThat(server.get(ConfigMap.class, "default", "a"))
+          .hasValueSatisfying(cm -> assertThat(cm.getData()).containsEntry("name", "a"));
+      assertThat(server.get(ConfigMap.class, "default", "missing")).isEmpty();
+      assertThat(server.get(Namespace.class, null, "other")).isPresent();
+      assertThat(server.list(ConfigMap.class, "default"))
+          .extracting(cm -> cm.getMetadata().getName())
+          .containsExactly("a", "b");
+
+      server.delete(server.get(ConfigMap.class, "default", "a").orElseThrow());
+
+      assertThat(server.list(ConfigMap.class, null))
+          .extracting(cm -> cm.getMetadata().getName())
+          .containsExactly("b");
+      ConfigMap b = server.get(ConfigMap.class, "default", "b").orElseThrow();
+      server.delete(b);
+      assertThatThrownBy(() -> server.delete(b))
+          .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo(404));
     }
   }
 }
