@@ -3,6 +3,7 @@ package io.kinformer.client;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
+import io.kinformer.cache.InformerMetricsProvider;
 import io.kinformer.cache.Informers;
 import io.kinformer.cache.LabelSelector;
 import io.kinformer.cache.ReflectorException;
@@ -73,6 +74,7 @@ public final class SharedInformerFactory implements AutoCloseable {
   private final Scheduler scheduler;
   private final boolean streamingList;
   private final Backoff.Policy backoff;
+  private final @Nullable InformerMetricsProvider metrics;
   private final ExecutorService deliveryExecutor;
   private final Discovery discovery;
 
@@ -94,6 +96,7 @@ public final class SharedInformerFactory implements AutoCloseable {
     this.scheduler = b.scheduler;
     this.streamingList = b.streamingList;
     this.backoff = b.backoff;
+    this.metrics = b.metrics;
     this.deliveryExecutor = Informers.newDeliveryExecutor("kinformer-delivery-");
     this.discovery = client.discovery();
   }
@@ -272,7 +275,7 @@ public final class SharedInformerFactory implements AutoCloseable {
     resources = options.namespace() != null ? resources.inNamespace(options.namespace()) : resources.inAnyNamespace();
     resources = resources.withLabelSelector(options.labelSelector()).withFieldSelector(options.fieldSelector());
     Duration resync = resyncByResource.getOrDefault(type.gvr(), defaultResync);
-    SharedIndexInformer<T> informer =
+    SharedIndexInformer.Builder<T> builder =
         SharedIndexInformer.builder(name, resources.listerWatcher())
             .defaultResync(resync)
             .clock(clock)
@@ -280,8 +283,15 @@ public final class SharedInformerFactory implements AutoCloseable {
             .deliveryExecutor(deliveryExecutor)
             .streamingList(streamingList)
             .backoff(backoff)
-            .expectedKind(type.watchApiVersion(), type.watchKind())
-            .build();
+            .expectedKind(type.watchApiVersion(), type.watchKind());
+    if (metrics != null) {
+      GroupVersionResource gvr = type.gvr();
+      builder.metrics(
+          metrics,
+          new InformerMetricsProvider.InformerId(
+              name, gvr.group(), gvr.version(), gvr.resource()));
+    }
+    SharedIndexInformer<T> informer = builder.build();
     if (transform != null) {
       UnaryOperator<HasMetadata> t = transform;
       informer.setTransform(obj -> type.javaType().cast(t.apply(obj)));
@@ -462,6 +472,7 @@ public final class SharedInformerFactory implements AutoCloseable {
     private Scheduler scheduler = Scheduler.system();
     private boolean streamingList = true;
     private Backoff.Policy backoff = Backoff.Policy.clientGoDefault();
+    private @Nullable InformerMetricsProvider metrics;
 
     private Builder(KubeClient client) {
       this.client = Objects.requireNonNull(client, "client");
@@ -540,6 +551,20 @@ public final class SharedInformerFactory implements AutoCloseable {
      */
     public Builder backoff(Backoff.Policy policy) {
       this.backoff = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
+     * Publishes client-go's informer metrics of every informer through {@code provider} (for
+     * example informer-micrometer's {@code MicrometerMetrics}), labelled with the informer's name
+     * in this factory (as {@link SharedInformerFactory#informers()} keys it, such as {@code
+     * apps/v1/deployments@ns}) and its resource's group, version and resource. An informer's
+     * metrics name must be unique in the process while the informer lives: two factories with
+     * metrics in one process must not make informers of the same name (the second one's creation
+     * fails). Default none.
+     */
+    public Builder metrics(InformerMetricsProvider provider) {
+      this.metrics = Objects.requireNonNull(provider, "provider");
       return this;
     }
 

@@ -12,6 +12,8 @@ import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
 import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.kinformer.cache.InformerMetricsProvider;
+import io.kinformer.cache.InformerMetricsProvider.InformerId;
 import io.kinformer.cache.Keys;
 import io.kinformer.cache.ResourceEventHandler;
 import io.kinformer.cache.SharedIndexInformer;
@@ -128,6 +130,48 @@ class SharedInformerFactoryTest {
     assertThat(server.faults().streamingListCount("pods")).isEqualTo(2);
     assertThat(server.faults().requestCount(Verb.WATCH, "pods")).isEqualTo(2);
     assertThat(server.faults().requestCount(Verb.LIST, "pods")).isZero();
+  }
+
+  @Test
+  void metrics_eachInformerPublishesUnderItsNameAndResource() {
+    List<String> published = new CopyOnWriteArrayList<>();
+    InformerMetricsProvider recording =
+        new InformerMetricsProvider() {
+          private GaugeMetric record(String metric, InformerId id) {
+            published.add(metric + " " + id);
+            return v -> {};
+          }
+
+          @Override
+          public GaugeMetric newQueuedItemMetric(InformerId id) {
+            return record("queued", id);
+          }
+
+          @Override
+          public HistogramMetric newProcessingLatencyMetric(InformerId id) {
+            record("latency", id);
+            return v -> {};
+          }
+
+          @Override
+          public GaugeMetric newStoreResourceVersionMetric(InformerId id) {
+            return record("rv", id);
+          }
+        };
+    factory = SharedInformerFactory.builder(client).metrics(recording).build();
+    SharedIndexInformer<Pod> pods = factory.informerFor(Pod.class);
+    SharedIndexInformer<GenericKubernetesResource> widgets =
+        factory.informerFor(GroupVersionResource.of("example.com", "v1", "widgets"));
+
+    factory.start();
+    assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
+
+    InformerId podsId = new InformerId(pods.name(), "", "v1", "pods");
+    InformerId widgetsId = new InformerId(widgets.name(), "example.com", "v1", "widgets");
+    assertThat(published)
+        .containsExactlyInAnyOrder(
+            "rv " + podsId, "queued " + podsId, "latency " + podsId,
+            "rv " + widgetsId, "queued " + widgetsId, "latency " + widgetsId);
   }
 
   @Test
