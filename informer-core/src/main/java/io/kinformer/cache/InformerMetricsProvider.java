@@ -17,8 +17,9 @@ import java.util.Objects;
  * each labelled {@code name}, {@code group}, {@code version}, {@code resource} from the {@link
  * InformerId}. As in client-go, an informer publishes metrics only when it is given an identity
  * ({@link SharedIndexInformer.Builder#metrics}), whose name must then be unique in the process
- * while the informer lives. A binding for Micrometer, for example, maps each call to a meter with
- * those names and tags.
+ * while the informer lives. Module {@code informer-micrometer}'s {@code
+ * io.kinformer.micrometer.MicrometerMetrics} maps each call to a Micrometer meter with those names
+ * and tags.
  *
  * <p>Thread safety: implementations and the metrics they return must be thread-safe; the metrics
  * are updated from the informer's reflector and processing task, holding the informer's locks,

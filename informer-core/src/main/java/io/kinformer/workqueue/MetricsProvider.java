@@ -20,31 +20,9 @@ package io.kinformer.workqueue;
  *   <li>{@code retries}: calls to {@code addAfter}/{@code addRateLimited} (delaying queues only).
  * </ul>
  *
- * <p>A Micrometer binding is a few lines:
- *
- * <pre>{@code
- * MetricsProvider micrometer(MeterRegistry registry) {
- *   return new MetricsProvider() {
- *     public GaugeMetric newDepthMetric(String name) {
- *       AtomicLong depth = registry.gauge("workqueue.depth", Tags.of("name", name),
- *           new AtomicLong());
- *       return new GaugeMetric() {
- *         public void inc() { depth.incrementAndGet(); }
- *         public void dec() { depth.decrementAndGet(); }
- *       };
- *     }
- *     public CounterMetric newAddsMetric(String name) {
- *       return registry.counter("workqueue.adds", "name", name)::increment;
- *     }
- *     public HistogramMetric newLatencyMetric(String name) {
- *       DistributionSummary s = DistributionSummary.builder("workqueue.queue.duration.seconds")
- *           .tag("name", name).register(registry);
- *       return s::record;
- *     }
- *     // ... the same for the other metrics
- *   };
- * }
- * }</pre>
+ * <p>Module {@code informer-micrometer}'s {@code io.kinformer.micrometer.MicrometerMetrics}
+ * publishes these (and the informer metrics) through a Micrometer {@code MeterRegistry}, under
+ * client-go's Prometheus names.
  *
  * <p>Thread safety: implementations and the metrics they return must be thread-safe. Metric methods
  * are called on whichever thread uses the queue (producers, workers, the scheduler), outside the
