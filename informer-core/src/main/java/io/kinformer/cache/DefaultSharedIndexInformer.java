@@ -661,7 +661,9 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
    * tests that check that no user code (handlers, executors, sync callbacks) runs under one.
    */
   boolean holdsAnyLock() {
-    return blockDeltas.isHeldByCurrentThread()
+    RealFifo<T> f = fifo;
+    return (f != null && f.holdsLock())
+        || blockDeltas.isHeldByCurrentThread()
         || Thread.holdsLock(lifecycle)
         || processor.holdsLock()
         || indexer.holdsLock();

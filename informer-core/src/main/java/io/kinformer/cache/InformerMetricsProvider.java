@@ -22,8 +22,10 @@ import java.util.Objects;
  * and tags.
  *
  * <p>Thread safety: implementations and the metrics they return must be thread-safe; the metrics
- * are updated from the informer's reflector and processing task, holding the informer's locks,
- * so they must be fast and must not block or call back into the informer.
+ * are updated from the informer's reflector and processing task. The queued-items gauge and the
+ * latency histogram are updated holding none of the informer's locks; the store's
+ * resourceVersion gauge is set while the store's write lock is held, as client-go's is. So they
+ * must be fast and must not block or call back into the informer.
  */
 public interface InformerMetricsProvider {
 

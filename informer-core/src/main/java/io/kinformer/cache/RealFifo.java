@@ -101,6 +101,11 @@ public final class RealFifo<T> implements TransformingStore<T> {
   private final boolean unlockWhileProcessing;
   private final int batchSize;
   private final InformerMetricsProvider.GaugeMetric queuedItems;
+  /**
+   * The number of queued deltas, written under {@link #lock}; {@link #publishQueued} hands it to
+   * {@link #queuedItems} after the lock is released, so the metric's code never runs under it.
+   */
+  private volatile int queuedSize;
   private final InformerMetricsProvider.HistogramMetric processingLatency;
   private final Clock clock;
 
@@ -393,10 +398,11 @@ public final class RealFifo<T> implements TransformingStore<T> {
       }
       isInInitialList = !synced;
       delta = items.poll().delta;
-      queuedItems.set(items.size());
+      queuedSize = items.size();
     } finally {
       lock.unlock();
     }
+    publishQueued();
     process(1, () -> processor.process(delta, isInInitialList));
     return true;
   }
@@ -426,6 +432,7 @@ public final class RealFifo<T> implements TransformingStore<T> {
     } finally {
       lock.unlock();
     }
+    publishQueued();
     processTaken(deltas, isInInitialList, batch, single);
     return true;
   }
@@ -467,6 +474,7 @@ public final class RealFifo<T> implements TransformingStore<T> {
     } finally {
       lock.unlock();
     }
+    publishQueued();
     processTaken(deltas, isInInitialList, batch, single);
     return true;
   }
@@ -534,7 +542,7 @@ public final class RealFifo<T> implements TransformingStore<T> {
       it.remove();
       out.add(e.delta);
     }
-    queuedItems.set(items.size());
+    queuedSize = items.size();
     return out;
   }
 
@@ -600,7 +608,7 @@ public final class RealFifo<T> implements TransformingStore<T> {
   private boolean appendLocked(Entry<T> e) {
     assert lock.isHeldByCurrentThread();
     items.add(e);
-    queuedItems.set(items.size());
+    queuedSize = items.size();
     notEmptyOrClosed.signalAll();
     if (consumerIdle && onReady != null) {
       consumerIdle = false;
@@ -609,7 +617,18 @@ public final class RealFifo<T> implements TransformingStore<T> {
     return false;
   }
 
+  /** Whether the calling thread holds this FIFO's lock (for tests). */
+  boolean holdsLock() {
+    return lock.isHeldByCurrentThread();
+  }
+
+  /** Publishes the queue's length; call holding no lock. */
+  private void publishQueued() {
+    queuedItems.set(queuedSize);
+  }
+
   private void wakeIf(boolean wake) {
+    publishQueued();
     Runnable r = onReady;
     if (wake && r != null) {
       r.run();

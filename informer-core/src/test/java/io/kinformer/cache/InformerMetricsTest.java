@@ -86,6 +86,45 @@ class InformerMetricsTest {
   }
 
   @Test
+  void queuedItems_isPublishedHoldingNoLockOfTheInformer() {
+    java.util.concurrent.atomic.AtomicReference<DefaultSharedIndexInformer<?>> self =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    List<Boolean> lockedAtSet = new CopyOnWriteArrayList<>();
+    Recording recording = new Recording();
+    InformerMetricsProvider probing =
+        new InformerMetricsProvider() {
+          @Override
+          public GaugeMetric newQueuedItemMetric(InformerId id) {
+            return value -> {
+              DefaultSharedIndexInformer<?> i = self.get();
+              lockedAtSet.add(i != null && i.holdsAnyLock());
+            };
+          }
+
+          @Override
+          public HistogramMetric newProcessingLatencyMetric(InformerId id) {
+            return recording.newProcessingLatencyMetric(id);
+          }
+
+          @Override
+          public GaugeMetric newStoreResourceVersionMetric(InformerId id) {
+            return recording.newStoreResourceVersionMetric(id);
+          }
+        };
+    source.add(pod("ns", "a"));
+    try (SharedIndexInformer<Pod> informer = builder(probing, "metrics-unlocked").build()) {
+      self.set((DefaultSharedIndexInformer<?>) informer);
+      informer.start();
+      await().until(informer::hasSynced);
+      await().until(() -> source.openWatchCount() == 1);
+      source.add(pod("ns", "b"));
+      await().until(() -> informer.getIndexer().listKeys().size() == 2);
+
+      assertThat(lockedAtSet).isNotEmpty().containsOnly(false);
+    }
+  }
+
+  @Test
   void aSecondLiveInformerWithTheSameName_isRefused_untilTheFirstCloses() {
     Recording metrics = new Recording();
     SharedIndexInformer<Pod> first = builder(metrics, "metrics-dup").build();
