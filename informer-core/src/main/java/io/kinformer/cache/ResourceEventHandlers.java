@@ -61,6 +61,48 @@ public final class ResourceEventHandlers {
   }
 
   /**
+   * A handler that passes on the events {@code filter} accepts, unchanged, and drops the others
+   * (controller-runtime's predicates): e.g. {@code filtered(EventFilter.generationChanged(),
+   * handler)} to ignore status-only updates and resyncs. Unlike {@link #filtering}, which tests
+   * objects and turns an update that crosses its predicate into an add or a delete, every event is
+   * decided on its own, an update on both of its states.
+   *
+   * @param filter runs on the delivery thread before each call; must be fast
+   */
+  public static <T> ResourceEventHandler<T> filtered(
+      EventFilter<? super T> filter, ResourceEventHandler<T> handler) {
+    Objects.requireNonNull(filter, "filter");
+    Objects.requireNonNull(handler, "handler");
+    return new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(T obj, boolean isInInitialList) {
+        if (filter.acceptsAdd(obj, isInInitialList)) {
+          handler.onAdd(obj, isInInitialList);
+        }
+      }
+
+      @Override
+      public void onUpdate(T oldObj, T newObj) {
+        if (filter.acceptsUpdate(oldObj, newObj)) {
+          handler.onUpdate(oldObj, newObj);
+        }
+      }
+
+      @Override
+      public void onDelete(T obj, boolean finalStateUnknown) {
+        if (filter.acceptsDelete(obj, finalStateUnknown)) {
+          handler.onDelete(obj, finalStateUnknown);
+        }
+      }
+
+      @Override
+      public String toString() {
+        return "filtered(" + filter + ", " + ProcessorListener.nameOf(handler) + ")";
+      }
+    };
+  }
+
+  /**
    * A handler that calls {@code action} with the object of every add, update (the new state) and
    * delete (the last known state): the usual controller handler, which only enqueues a key, e.g.
    * {@code onAnyChange(pod -> queue.add(Keys.metaNamespaceKey(pod)))}.
