@@ -86,11 +86,11 @@ public interface EventFilter<T> {
    * GenerationChangedPredicate}); adds and deletes pass. The API server raises the generation on
    * changes to an object's spec, not its status, so this drops status-only updates and resyncs.
    *
-   * <p>Objects whose type has no generation (ConfigMaps, Secrets, Pods: theirs stays absent, or
+   * <p>Objects whose type has no generation (ConfigMaps and Secrets, say: it stays absent, or
    * {@code 0}) never change it: this filter drops every update of them. Some types also raise it
-   * for other changes (a Deployment for its annotations; every object when its deletion is
-   * requested while it has finalizers); custom resources raise it for spec changes only if their
-   * status is a subresource.
+   * for other changes (a Deployment for its annotations; any object that has a generation when its
+   * deletion starts while finalizers hold it; a custom resource without a status subresource for
+   * status changes too).
    */
   static <T extends HasMetadata> EventFilter<T> generationChanged() {
     return changed("generationChanged", EventFilter::generationOf);
