@@ -17,7 +17,8 @@ public final class ResourceEventHandlers {
    * A handler that passes on only the objects {@code filter} accepts (client-go's {@code
    * FilteringResourceEventHandler}). An update is translated when the object crosses the filter:
    * from rejected to accepted it is an {@code onAdd(new, false)}, from accepted to rejected an
-   * {@code onDelete(old, false)}.
+   * {@code onDelete(old, false)}. To drop events without translating them, or to filter on what
+   * an update changed, use {@link #filtered} with an {@link EventFilter}.
    *
    * @param filter must be side-effect free and fast; it runs on the delivery thread
    */
