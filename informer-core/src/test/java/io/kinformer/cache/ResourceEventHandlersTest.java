@@ -59,6 +59,45 @@ class ResourceEventHandlersTest {
   }
 
   @Test
+  void filtered_passesAcceptedEventsUnchanged_andDropsTheRest() {
+    List<String> seen = new ArrayList<>();
+    ResourceEventHandler<Pod> inner =
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(Pod obj, boolean initial) {
+            seen.add("add " + obj.getMetadata().getName() + " " + initial);
+          }
+
+          @Override
+          public void onUpdate(Pod o, Pod n) {
+            seen.add("update " + o.getMetadata().getName() + " " + n.getMetadata().getName());
+          }
+
+          @Override
+          public void onDelete(Pod obj, boolean unknown) {
+            seen.add("delete " + obj.getMetadata().getName() + " " + unknown);
+          }
+
+          @Override
+          public String toString() {
+            return "inner";
+          }
+        };
+    // Only objects named "keep", and updates into one: never translated into adds or deletes.
+    ResourceEventHandler<Pod> h =
+        ResourceEventHandlers.filtered(
+            EventFilter.objects(p -> p.getMetadata().getName().startsWith("keep")), inner);
+    h.onAdd(pod("ns", "keep"), true);
+    h.onAdd(pod("ns", "drop"), false);
+    h.onUpdate(pod("ns", "drop"), pod("ns", "keep"));
+    h.onUpdate(pod("ns", "keep"), pod("ns", "drop"));
+    h.onDelete(pod("ns", "keep"), true);
+    h.onDelete(pod("ns", "drop"), false);
+    assertThat(seen).containsExactly("add keep true", "update drop keep", "delete keep true");
+    assertThat(h.toString()).startsWith("filtered(objects(").endsWith("), inner)");
+  }
+
+  @Test
   void apiException_classifiesByCode() {
     assertThat(new ApiException(409, "conflict").isConflict()).isTrue();
     assertThat(new ApiException(404, "gone").isNotFound()).isTrue();

@@ -2,13 +2,16 @@ package io.kinformer.envtest;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.kinformer.cache.SharedIndexInformer;
 import io.kinformer.client.KubeClient;
 import io.kinformer.client.ResourceClient;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -32,6 +35,32 @@ final class Cluster {
   /** The configmaps of a new namespace of their own ({@link #newNamespace}). */
   static ResourceClient<ConfigMap> configMapsInNewNamespace(KubeClient client, String prefix) {
     return client.resources(ConfigMap.class).inNamespace(newNamespace(client, prefix));
+  }
+
+  /**
+   * The CRD of namespaced {@code widgets} in {@code group}, version v1, of any content; with
+   * {@code statusSubresource}, its status is a subresource (status writes keep the generation).
+   */
+  static GenericKubernetesResource widgetsCrd(String group, boolean statusSubresource) {
+    Map<String, Object> version = new LinkedHashMap<>();
+    version.put("name", "v1");
+    version.put("served", true);
+    version.put("storage", true);
+    if (statusSubresource) {
+      version.put("subresources", Map.of("status", Map.of()));
+    }
+    version.put("schema", Map.of("openAPIV3Schema",
+        Map.of("type", "object", "x-kubernetes-preserve-unknown-fields", true)));
+    GenericKubernetesResource crd = new GenericKubernetesResource();
+    crd.setApiVersion("apiextensions.k8s.io/v1");
+    crd.setKind("CustomResourceDefinition");
+    crd.setMetadata(new ObjectMetaBuilder().withName("widgets." + group).build());
+    crd.setAdditionalProperty("spec", Map.of(
+        "group", group,
+        "scope", "Namespaced",
+        "names", Map.of("plural", "widgets", "singular", "widget", "kind", "Widget"),
+        "versions", List.of(version)));
+    return crd;
   }
 
   static ConfigMap configMap(String namespace, String name, String value) {

@@ -72,21 +72,6 @@ class RealServerDynamicTest {
     }
   }
 
-  private static GenericKubernetesResource crd(String group) {
-    GenericKubernetesResource crd = new GenericKubernetesResource();
-    crd.setApiVersion("apiextensions.k8s.io/v1");
-    crd.setKind("CustomResourceDefinition");
-    crd.setMetadata(new ObjectMetaBuilder().withName("widgets." + group).build());
-    crd.setAdditionalProperty("spec", Map.of(
-        "group", group,
-        "scope", "Namespaced",
-        "names", Map.of("plural", "widgets", "singular", "widget", "kind", "Widget"),
-        "versions", List.of(Map.of("name", "v1", "served", true, "storage", true,
-            "schema", Map.of("openAPIV3Schema",
-                Map.of("type", "object", "x-kubernetes-preserve-unknown-fields", true))))));
-    return crd;
-  }
-
   private static GenericKubernetesResource widget(String group, String ns, String name) {
     GenericKubernetesResource w = new GenericKubernetesResource();
     w.setApiVersion(group + "/v1");
@@ -103,7 +88,7 @@ class RealServerDynamicTest {
    */
   private static ResourceClient<GenericKubernetesResource> createWithCrd(KubeClient client,
       String group, String ns, String name) {
-    client.resources(CRDS).create(crd(group));
+    client.resources(CRDS).create(Cluster.widgetsCrd(group, false));
     List<ResourceClient<GenericKubernetesResource>> widgets = new ArrayList<>();
     await().atMost(SETTLE).ignoreExceptionsMatching(e -> e instanceof ApiException a
         && a.isNotFound()).until(() -> {

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.kinformer.cache.ApiException;
+import io.kinformer.cache.EventFilter;
 import io.kinformer.cache.FakeListerWatcher;
 import io.kinformer.cache.IndexFunc;
 import io.kinformer.cache.InformerException;
@@ -136,6 +137,20 @@ class UserGuideExamplesTest {
     // ... and later, to stop receiving events:
     registration.close();
     // end::late-handler[]
+    return registration;
+  }
+
+  static ResourceEventHandlerRegistration filteredHandler(
+      SharedIndexInformer<Pod> pods, ResourceEventHandler<Pod> handler) {
+    // tag::handler-predicates[]
+    // Web pods whose spec or labels changed: no status-only updates, no resyncs.
+    EventFilter<Pod> specOrLabels =
+        EventFilter.and(
+            EventFilter.labelsMatching(LabelSelector.parse("app=web")),
+            EventFilter.or(EventFilter.generationChanged(), EventFilter.labelsChanged()));
+    ResourceEventHandlerRegistration registration =
+        pods.addEventHandler(ResourceEventHandlers.filtered(specOrLabels, handler));
+    // end::handler-predicates[]
     return registration;
   }
 
@@ -352,6 +367,47 @@ class UserGuideExamplesTest {
     assertThat(running)
         .containsExactlyInAnyOrder("shop/web-0", "shop/web-1", "shop/db-0", "blog/web-0");
     assertThat(registration.isRemoved()).isTrue();
+  }
+
+  @Test
+  void filteredHandler_skipsStatusOnlyUpdatesAndOtherPods() throws Exception {
+    Pod web = pod("shop", "web-0", "node-1", Map.of("app", "web"));
+    web.getMetadata().setGeneration(1L);
+    source.add(web);
+    source.add(pod("shop", "db-0", "node-1", Map.of("app", "db")));
+    SharedIndexInformer<Pod> pods = informer();
+    List<String> seen = new CopyOnWriteArrayList<>();
+    ResourceEventHandler<Pod> recorder =
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(Pod pod, boolean isInInitialList) {
+            seen.add("add " + Keys.metaNamespaceKey(pod));
+          }
+
+          @Override
+          public void onUpdate(Pod oldPod, Pod newPod) {
+            seen.add("update to generation " + newPod.getMetadata().getGeneration());
+          }
+
+          @Override
+          public void onDelete(Pod pod, boolean finalStateUnknown) {
+            seen.add("delete " + Keys.metaNamespaceKey(pod));
+          }
+        };
+    ResourceEventHandlerRegistration registration = filteredHandler(pods, recorder);
+    startAndSync(pods);
+    await().until(registration::hasSynced);
+    assertThat(seen).containsExactly("add shop/web-0");
+
+    Pod failed = new PodBuilder(web).editStatus().withPhase("Failed").endStatus().build();
+    source.modify(failed); // status only
+    source.modify(new PodBuilder(failed).editMetadata().withGeneration(2L).endMetadata().build());
+    source.delete(new PodBuilder(failed).build());
+
+    // One object's changes reach a handler in order: after its deletion, nothing more comes.
+    await().until(() -> seen.contains("delete shop/web-0"));
+    assertThat(seen)
+        .containsExactly("add shop/web-0", "update to generation 2", "delete shop/web-0");
   }
 
   @Test
