@@ -53,7 +53,11 @@ public final class SimpleInformer<T extends HasMetadata> implements AutoCloseabl
             .processBatch(deltas::processBatch)
             .clock(o.clock)
             .scheduler(o.scheduler)
-            .reflectorOptions(rb -> rb.minWatchTimeout(o.minWatchTimeout));
+            .reflectorOptions(
+                rb -> {
+                  rb.minWatchTimeout(o.minWatchTimeout);
+                  return o.reflectorExecutor == null ? rb : rb.executor(o.reflectorExecutor);
+                });
     if (o.executor != null) {
       cb.executor(o.executor);
     }
@@ -179,6 +183,7 @@ public final class SimpleInformer<T extends HasMetadata> implements AutoCloseabl
     final Clock clock;
     final Scheduler scheduler;
     final @Nullable Executor executor;
+    final @Nullable Executor reflectorExecutor;
 
     private Options(Builder<T> b) {
       this.name = b.name;
@@ -191,6 +196,7 @@ public final class SimpleInformer<T extends HasMetadata> implements AutoCloseabl
       this.clock = b.clock;
       this.scheduler = b.scheduler;
       this.executor = b.executor;
+      this.reflectorExecutor = b.reflectorExecutor;
     }
 
     /**
@@ -211,6 +217,7 @@ public final class SimpleInformer<T extends HasMetadata> implements AutoCloseabl
       private Clock clock = Clock.system();
       private Scheduler scheduler = Scheduler.system();
       private @Nullable Executor executor;
+      private @Nullable Executor reflectorExecutor;
 
       private Builder(ListerWatcher<T> listerWatcher, ResourceEventHandler<? super T> handler) {
         this.listerWatcher = Objects.requireNonNull(listerWatcher, "listerWatcher");
@@ -273,6 +280,16 @@ public final class SimpleInformer<T extends HasMetadata> implements AutoCloseabl
        */
       public Builder<T> executor(Executor executor) {
         this.executor = Objects.requireNonNull(executor, "executor");
+        return this;
+      }
+
+      /**
+       * Runs the reflector's cycles (see {@link Reflector.Builder#executor}). Default: a thread of
+       * its own. With it and {@link #executor} run by hand and a {@link
+       * io.kinformer.time.FakeClock}, the informer runs on the test's thread alone.
+       */
+      public Builder<T> reflectorExecutor(Executor executor) {
+        this.reflectorExecutor = Objects.requireNonNull(executor, "executor");
         return this;
       }
 

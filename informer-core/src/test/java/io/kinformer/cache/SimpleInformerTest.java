@@ -181,4 +181,35 @@ class SimpleInformerTest {
     await().until(() -> !seen.isEmpty() && queue.isClosed());
     assertThat(seen).containsExactly(DeltaType.REPLACED_ALL);
   }
+
+  @Test
+  void withHandRunExecutors_theInformerRunsOnTheTestThreadAlone() {
+    source.add(pod("ns", "a"));
+    List<Runnable> parkedLoops = new java.util.ArrayList<>();
+    java.util.ArrayDeque<Runnable> tasks = new java.util.ArrayDeque<>();
+    Recorder r = new Recorder();
+    SimpleInformer<Pod> informer =
+        closing(
+            SimpleInformer.options(source, r)
+                .name("stepped-simple")
+                .clock(clock)
+                .scheduler(clock)
+                .executor(tasks::add)
+                .reflectorExecutor(parkedLoops::add)
+                .build());
+    informer.start();
+    assertThat(parkedLoops).as("the reflector's loop is handed over, not run").hasSize(1);
+    Reflector<Pod> reflector = ((DefaultController<Pod>) informer.controller()).reflector();
+
+    for (int i = 0; i < 4; i++) {
+      reflector.step(); // the cycle starts, the stream opens, ADDED a, its end bookmark
+    }
+    assertThat(r.calls).as("queued, not processed").isEmpty();
+    for (Runnable t = tasks.poll(); t != null; t = tasks.poll()) {
+      t.run();
+    }
+
+    assertThat(r.calls).containsExactly("add ns/a@2 initial");
+    assertThat(informer.controller().hasSynced()).isTrue();
+  }
 }
