@@ -334,7 +334,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   @Override
   public CompletableFuture<Void> resourceVersionSeen(@Nullable String key, String resourceVersion) {
     Objects.requireNonNull(resourceVersion, "resourceVersion");
-    ResourceVersions.isSeen(indexer, key, resourceVersion); // refuses one that cannot be compared
+    ResourceVersions.requireComparable(resourceVersion);
     return resourceVersionWaiters.add(key, resourceVersion);
   }
 

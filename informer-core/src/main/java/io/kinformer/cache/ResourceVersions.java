@@ -26,8 +26,8 @@ public final class ResourceVersions {
    *     than a digit, or with a leading zero
    */
   public static int compare(String a, String b) {
-    check(a);
-    check(b);
+    requireComparable(a);
+    requireComparable(b);
     if (a.length() != b.length()) {
       return Integer.compare(a.length(), b.length());
     }
@@ -45,7 +45,7 @@ public final class ResourceVersions {
    */
   public static boolean isSeen(
       Store<? extends HasMetadata> store, @Nullable String key, String resourceVersion) {
-    check(resourceVersion);
+    requireComparable(resourceVersion);
     if (isAtOrPast(store.lastStoreSyncResourceVersion(), resourceVersion)) {
       return true;
     }
@@ -77,7 +77,8 @@ public final class ResourceVersions {
     return true;
   }
 
-  private static void check(@Nullable String rv) {
+  /** Throws the {@link #compare} refusal for {@code rv} unless it is comparable. */
+  static void requireComparable(@Nullable String rv) {
     if (!isComparable(rv)) {
       throw new IllegalArgumentException(
           "resourceVersion \""

@@ -46,9 +46,7 @@ public final class WrittenVersions {
    */
   public void record(String key, String resourceVersion) {
     Objects.requireNonNull(key, "key");
-    if (!ResourceVersions.isComparable(resourceVersion)) {
-      ResourceVersions.compare(resourceVersion, "1"); // throws, naming it
-    }
+    ResourceVersions.requireComparable(resourceVersion);
     written.merge(
         key,
         resourceVersion,

@@ -60,11 +60,9 @@ final class SteppedInformer<T extends HasMetadata> implements AutoCloseable {
   /** One transition of the reflector: a request, or one watch event read. */
   ReflectorState step() {
     Reflector<T> r = reflector();
-    ReflectorState s = r.state();
-    if ((s instanceof ReflectorState.Watching || s instanceof ReflectorState.Streaming)
-        && source.openWatchCount() > 0
-        && source.readableOnOpenWatches() == 0) {
-      throw new AssertionError("reflector in " + s + " would wait: the watch has nothing to read");
+    if (waitsOnEmptyWatch()) {
+      throw new AssertionError(
+          "reflector in " + r.state() + " would wait: the watch has nothing to read");
     }
     return r.step();
   }
@@ -77,11 +75,7 @@ final class SteppedInformer<T extends HasMetadata> implements AutoCloseable {
   SteppedInformer<T> settle() {
     for (int i = 0; i < 100_000; i++) {
       ReflectorState s = reflector().state();
-      boolean waitsOnWatch =
-          (s instanceof ReflectorState.Watching || s instanceof ReflectorState.Streaming)
-              && source.openWatchCount() > 0
-              && source.readableOnOpenWatches() == 0;
-      if (waitsOnWatch
+      if (waitsOnEmptyWatch()
           || s instanceof ReflectorState.BackingOff
           || s instanceof ReflectorState.Stopped) {
         tasks.runAll();
@@ -106,6 +100,14 @@ final class SteppedInformer<T extends HasMetadata> implements AutoCloseable {
     clock.advance(b.delay());
     step();
     return b;
+  }
+
+  /** Whether the reflector's next step would read an open watch that has nothing to read. */
+  private boolean waitsOnEmptyWatch() {
+    ReflectorState s = reflector().state();
+    return (s instanceof ReflectorState.Watching || s instanceof ReflectorState.Streaming)
+        && source.openWatchCount() > 0
+        && source.readableOnOpenWatches() == 0;
   }
 
   Reflector<T> reflector() {
