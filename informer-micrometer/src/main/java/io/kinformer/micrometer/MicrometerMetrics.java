@@ -61,6 +61,9 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code informer.store.resource.version}</td><td>gauge</td>
  *       <td>{@code informer_store_resource_version}</td>
  *       <td>{@code name group version resource}</td></tr>
+ *   <tr><td>{@code informer.undecodable.objects}</td><td>counter</td>
+ *       <td>{@code informer_undecodable_objects_total} (kinformer's own)</td>
+ *       <td>{@code name group version resource}</td></tr>
  * </table>
  *
  * <p>The timers publish histograms with client-go's buckets: {@link #WORKQUEUE_BUCKETS} (10 ns to
@@ -96,6 +99,8 @@ public final class MicrometerMetrics implements MetricsProvider, InformerMetrics
   public static final String INFORMER_PROCESSING_LATENCY = "informer.processing.latency";
   /** {@code informer_store_resource_version}. */
   public static final String INFORMER_STORE_RESOURCE_VERSION = "informer.store.resource.version";
+  /** {@code informer_undecodable_objects_total}: kinformer's own, not client-go's. */
+  public static final String INFORMER_UNDECODABLE_OBJECTS = "informer.undecodable.objects";
 
   /** client-go's buckets of the work queue's durations: 10 ns to 1000 s, 12 by factors of ten. */
   public static final List<Duration> WORKQUEUE_BUCKETS = exponentialNanos(10, 10, 12);
@@ -141,7 +146,7 @@ public final class MicrometerMetrics implements MetricsProvider, InformerMetrics
   }
 
   @Override
-  public CounterMetric newAddsMetric(String name) {
+  public MetricsProvider.CounterMetric newAddsMetric(String name) {
     return counter(WORKQUEUE_ADDS, name, "Total number of adds handled by workqueue")::increment;
   }
 
@@ -179,7 +184,7 @@ public final class MicrometerMetrics implements MetricsProvider, InformerMetrics
   }
 
   @Override
-  public CounterMetric newRetriesMetric(String name) {
+  public MetricsProvider.CounterMetric newRetriesMetric(String name) {
     return counter(WORKQUEUE_RETRIES, name, "Total number of retries handled by workqueue")
         ::increment;
   }
@@ -207,6 +212,14 @@ public final class MicrometerMetrics implements MetricsProvider, InformerMetrics
   public InformerMetricsProvider.GaugeMetric newStoreResourceVersionMetric(InformerId id) {
     String help = "The 15 least significant digits of the resource version of the store.";
     return gauge(INFORMER_STORE_RESOURCE_VERSION, informerTags(id), help, null)::set;
+  }
+
+  @Override
+  public InformerMetricsProvider.CounterMetric newUndecodableObjectsMetric(InformerId id) {
+    return Counter.builder(INFORMER_UNDECODABLE_OBJECTS)
+        .tags(informerTags(id))
+        .description("Objects skipped because they did not decode into their model class.")
+        .register(registry)::increment;
   }
 
   // ---- helpers ---------------------------------------------------------------------------------
