@@ -38,6 +38,11 @@ import org.jspecify.annotations.Nullable;
  *     decoding (garbage collection and the JIT compiler already keep the second core busy while a
  *     large list is decoded); machines with idle cores may gain more: measure before turning them
  *     on (docs/benchmarks.md)
+ * @param execTimeout how long a kubeconfig's exec credential plugin ({@code user.exec}) may run
+ *     before it is killed and the request that needed it fails; default 60 s. client-go waits for
+ *     ever, and a plugin that hangs (waiting for a browser login, a network that does not answer)
+ *     would then stop every request of the client without a word; a plugin that gets a token
+ *     normally answers within a few seconds
  */
 public record ClientOptions(
     @Nullable String userAgentSuffix,
@@ -46,7 +51,8 @@ public record ClientOptions(
     int maxRequests,
     int maxRequestsPerHost,
     Clock clock,
-    int decodeThreads) {
+    int decodeThreads,
+    Duration execTimeout) {
 
   /**
    * Validates the options.
@@ -57,6 +63,10 @@ public record ClientOptions(
     Objects.requireNonNull(connectTimeout, "connectTimeout");
     Objects.requireNonNull(pingInterval, "pingInterval");
     Objects.requireNonNull(clock, "clock");
+    Objects.requireNonNull(execTimeout, "execTimeout");
+    if (execTimeout.isNegative() || execTimeout.isZero()) {
+      throw new IllegalArgumentException("execTimeout must be positive: " + execTimeout);
+    }
     if (connectTimeout.isNegative() || connectTimeout.isZero()) {
       throw new IllegalArgumentException("connectTimeout must be positive: " + connectTimeout);
     }
@@ -89,7 +99,7 @@ public record ClientOptions(
 
   /**
    * The defaults: no suffix, 10 s connect timeout, 30 s pings, 256 requests, system clock, no
-   * decode threads.
+   * decode threads, 60 s for an exec credential plugin.
    */
   public static ClientOptions defaults() {
     return builder().build();
@@ -110,6 +120,7 @@ public record ClientOptions(
     b.maxRequestsPerHost = maxRequestsPerHost;
     b.clock = clock;
     b.decodeThreads = decodeThreads;
+    b.execTimeout = execTimeout;
     return b;
   }
 
@@ -126,6 +137,7 @@ public record ClientOptions(
     private int maxRequestsPerHost = 256;
     private Clock clock = Clock.system();
     private int decodeThreads;
+    private Duration execTimeout = Duration.ofSeconds(60);
 
     private Builder() {}
 
@@ -174,6 +186,12 @@ public record ClientOptions(
       return this;
     }
 
+    /** How long an exec credential plugin may run before it is killed. */
+    public Builder execTimeout(Duration timeout) {
+      this.execTimeout = timeout;
+      return this;
+    }
+
     /**
      * Builds the options.
      *
@@ -182,7 +200,7 @@ public record ClientOptions(
     public ClientOptions build() {
       return new ClientOptions(
           userAgentSuffix, connectTimeout, pingInterval, maxRequests, maxRequestsPerHost, clock,
-          decodeThreads);
+          decodeThreads, execTimeout);
     }
   }
 }
