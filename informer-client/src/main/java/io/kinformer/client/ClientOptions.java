@@ -24,10 +24,6 @@ import org.jspecify.annotations.Nullable;
  *     default 30 s; zero disables pings. Without pings a watch on a dead HTTP/2 connection still
  *     fails at its inactivity limit, but that only resets its stream: the next watch may be opened
  *     on the same dead connection until TCP gives up on it
- * @param maxRequests the dispatcher's limit on concurrent asynchronous calls; default 256. Every
- *     running watch holds one call
- * @param maxRequestsPerHost the same limit per host; default 256 (OkHttp's default of 5 would
- *     starve a factory with more than five informers)
  * @param clock the clock for token expiry and token-file re-reads ({@link Clock#system()} unless a
  *     test injects a fake)
  * @param decodeThreads how many threads (named {@code kinformer-decode-N}, created on demand and
@@ -48,8 +44,6 @@ public record ClientOptions(
     @Nullable String userAgentSuffix,
     Duration connectTimeout,
     Duration pingInterval,
-    int maxRequests,
-    int maxRequestsPerHost,
     Clock clock,
     int decodeThreads,
     Duration execTimeout) {
@@ -73,13 +67,6 @@ public record ClientOptions(
     if (pingInterval.isNegative()) {
       throw new IllegalArgumentException("pingInterval must not be negative: " + pingInterval);
     }
-    if (maxRequests < 1) {
-      throw new IllegalArgumentException("maxRequests must be at least 1: " + maxRequests);
-    }
-    if (maxRequestsPerHost < 1) {
-      throw new IllegalArgumentException(
-          "maxRequestsPerHost must be at least 1: " + maxRequestsPerHost);
-    }
     if (decodeThreads < 0 || decodeThreads > MAX_DECODE_THREADS) {
       throw new IllegalArgumentException(
           "decodeThreads must be between 0 and " + MAX_DECODE_THREADS + ": " + decodeThreads);
@@ -98,7 +85,7 @@ public record ClientOptions(
   }
 
   /**
-   * The defaults: no suffix, 10 s connect timeout, 30 s pings, 256 requests, system clock, no
+   * The defaults: no suffix, 10 s connect timeout, 30 s pings, system clock, no
    * decode threads, 60 s for an exec credential plugin.
    */
   public static ClientOptions defaults() {
@@ -116,8 +103,6 @@ public record ClientOptions(
     b.userAgentSuffix = userAgentSuffix;
     b.connectTimeout = connectTimeout;
     b.pingInterval = pingInterval;
-    b.maxRequests = maxRequests;
-    b.maxRequestsPerHost = maxRequestsPerHost;
     b.clock = clock;
     b.decodeThreads = decodeThreads;
     b.execTimeout = execTimeout;
@@ -133,8 +118,6 @@ public record ClientOptions(
     private @Nullable String userAgentSuffix;
     private Duration connectTimeout = Duration.ofSeconds(10);
     private Duration pingInterval = Duration.ofSeconds(30);
-    private int maxRequests = 256;
-    private int maxRequestsPerHost = 256;
     private Clock clock = Clock.system();
     private int decodeThreads;
     private Duration execTimeout = Duration.ofSeconds(60);
@@ -156,18 +139,6 @@ public record ClientOptions(
     /** The HTTP/2 ping interval; zero disables pings. */
     public Builder pingInterval(Duration interval) {
       this.pingInterval = interval;
-      return this;
-    }
-
-    /** The limit on concurrent asynchronous calls. */
-    public Builder maxRequests(int max) {
-      this.maxRequests = max;
-      return this;
-    }
-
-    /** The limit on concurrent asynchronous calls per host. */
-    public Builder maxRequestsPerHost(int max) {
-      this.maxRequestsPerHost = max;
       return this;
     }
 
@@ -199,8 +170,7 @@ public record ClientOptions(
      */
     public ClientOptions build() {
       return new ClientOptions(
-          userAgentSuffix, connectTimeout, pingInterval, maxRequests, maxRequestsPerHost, clock,
-          decodeThreads, execTimeout);
+          userAgentSuffix, connectTimeout, pingInterval, clock, decodeThreads, execTimeout);
     }
   }
 }

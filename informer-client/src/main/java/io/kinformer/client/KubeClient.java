@@ -104,9 +104,9 @@ public final class KubeClient implements AutoCloseable {
             threadFactory());
     this.decodeExecutor = options.decodeThreads() == 0 ? null : newDecodeExecutor(
         options.decodeThreads());
+    // Every call is synchronous (execute()), which the dispatcher tracks for cancelAll() but does
+    // not limit: a watch never waits behind its maxRequests(PerHost) (WatchConcurrencyTest).
     Dispatcher dispatcher = new Dispatcher(dispatcherExecutor);
-    dispatcher.setMaxRequests(options.maxRequests());
-    dispatcher.setMaxRequestsPerHost(options.maxRequestsPerHost());
     String userAgent = userAgent(options);
     OkHttpClient.Builder b =
         new OkHttpClient.Builder()
