@@ -5,17 +5,13 @@ import io.kinformer.time.Clock;
 import io.kinformer.time.Scheduler;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The FIFO work queue, ported from client-go's {@code util/workqueue/queue.go} ({@code Typed}).
@@ -30,15 +26,13 @@ import org.slf4j.LoggerFactory;
  */
 final class DefaultWorkQueue<T> implements WorkQueue<T> {
 
-  private static final Logger log = LoggerFactory.getLogger(DefaultWorkQueue.class);
-
   /** client-go's {@code defaultUnfinishedWorkUpdatePeriod}. */
   static final Duration UNFINISHED_WORK_UPDATE_PERIOD = Duration.ofMillis(500);
 
   private final String name;
   private final Clock clock;
   private final Scheduler scheduler;
-  private final @Nullable Metrics metrics;
+  private final @Nullable QueueMetrics<MetricsProvider.GaugeMetric> metrics;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
@@ -62,7 +56,11 @@ final class DefaultWorkQueue<T> implements WorkQueue<T> {
     this.name = options.name();
     this.clock = options.clock();
     this.scheduler = options.scheduler();
-    this.metrics = options.metricsEnabled() ? new Metrics(options) : null;
+    this.metrics =
+        options.metricsEnabled()
+            ? new QueueMetrics<>(
+                options, options.metricsProvider().newDepthMetric(options.name()))
+            : null;
   }
 
   @Override
@@ -130,7 +128,7 @@ final class DefaultWorkQueue<T> implements WorkQueue<T> {
         metrics.processingStartTimes.put(item, now);
         Long added = metrics.addTimes.remove(item);
         if (added != null) {
-          latencySeconds = seconds(now - added);
+          latencySeconds = QueueMetrics.seconds(now - added);
         }
       }
     } finally {
@@ -154,7 +152,7 @@ final class DefaultWorkQueue<T> implements WorkQueue<T> {
       if (metrics != null) {
         Long started = metrics.processingStartTimes.remove(item);
         if (started != null) {
-          workSeconds = seconds(clock.nanoTime() - started);
+          workSeconds = QueueMetrics.seconds(clock.nanoTime() - started);
         }
       }
       processing.remove(item);
@@ -278,61 +276,19 @@ final class DefaultWorkQueue<T> implements WorkQueue<T> {
 
   /** client-go's {@code updateUnfinishedWork}: runs on the scheduler every 500 ms. */
   private void updateUnfinishedWork() {
-    Metrics m = Objects.requireNonNull(metrics);
-    double total = 0;
-    double oldest = 0;
+    QueueMetrics<?> m = Objects.requireNonNull(metrics);
+    double[] ages;
     lock.lock();
     try {
       if (shuttingDown) {
         return;
       }
-      long now = clock.nanoTime();
-      for (long started : m.processingStartTimes.values()) {
-        double age = seconds(now - started);
-        total += age;
-        oldest = Math.max(oldest, age);
-      }
+      ages = m.unfinishedWorkLocked(clock.nanoTime());
     } finally {
       lock.unlock();
     }
-    try {
-      m.unfinishedWorkSeconds.set(total);
-      m.longestRunningProcessor.set(oldest);
-    } catch (RuntimeException e) {
-      log.warn("Metrics update of work queue {} threw; will retry next period", name, e);
-    }
+    m.reportUnfinishedWork(ages, name);
     scheduleMetricsUpdate();
   }
 
-  private static double seconds(long nanos) {
-    return nanos / 1e9;
-  }
-
-  /** The metric objects and the timestamps they need; the maps are guarded by the queue's lock. */
-  private static final class Metrics {
-    final MetricsProvider.GaugeMetric depth;
-    final MetricsProvider.CounterMetric adds;
-    final MetricsProvider.HistogramMetric latency;
-    final MetricsProvider.HistogramMetric workDuration;
-    final MetricsProvider.SettableGaugeMetric unfinishedWorkSeconds;
-    final MetricsProvider.SettableGaugeMetric longestRunningProcessor;
-    // @GuardedBy("lock"): when each dirty item not yet handed out was first added.
-    final Map<Object, Long> addTimes = new HashMap<>();
-    // @GuardedBy("lock"): when each item being processed was handed out.
-    final Map<Object, Long> processingStartTimes = new HashMap<>();
-
-    Metrics(QueueOptions options) {
-      MetricsProvider p = options.metricsProvider();
-      String n = options.name();
-      depth = Objects.requireNonNull(p.newDepthMetric(n), "depth metric");
-      adds = Objects.requireNonNull(p.newAddsMetric(n), "adds metric");
-      latency = Objects.requireNonNull(p.newLatencyMetric(n), "latency metric");
-      workDuration = Objects.requireNonNull(p.newWorkDurationMetric(n), "work duration metric");
-      unfinishedWorkSeconds =
-          Objects.requireNonNull(p.newUnfinishedWorkSecondsMetric(n), "unfinished work metric");
-      longestRunningProcessor =
-          Objects.requireNonNull(
-              p.newLongestRunningProcessorSecondsMetric(n), "longest running metric");
-    }
-  }
 }
