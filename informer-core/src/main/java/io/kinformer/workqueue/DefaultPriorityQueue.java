@@ -79,8 +79,6 @@ final class DefaultPriorityQueue<T> implements PriorityQueue<T> {
   private boolean drain;
   // @GuardedBy("lock"): the wake-up that is scheduled (or about to be), or null if none.
   private @Nullable WakeUp wakeUp;
-  // @GuardedBy("lock"): the pending unfinished-work update, null until the first add.
-  private @Nullable Cancellable metricsUpdate;
 
   DefaultPriorityQueue(RateLimiter<T> rateLimiter, QueueOptions options) {
     this.rateLimiter = Objects.requireNonNull(rateLimiter, "rateLimiter");
@@ -91,7 +89,10 @@ final class DefaultPriorityQueue<T> implements PriorityQueue<T> {
     boolean enabled = options.metricsEnabled();
     MetricsProvider provider = options.metricsProvider();
     this.metrics =
-        enabled ? new QueueMetrics<>(options, provider.newDepthMetricWithPriority(name)) : null;
+        enabled
+            ? new QueueMetrics<>(
+                options, provider.newDepthMetricWithPriority(name), this::sampleUnfinishedWork)
+            : null;
     this.retries =
         enabled
             ? Objects.requireNonNull(provider.newRetriesMetric(name), "retries metric")
@@ -142,9 +143,8 @@ final class DefaultPriorityQueue<T> implements PriorityQueue<T> {
       }
       addLocked(
           item, options.priority(), delay == 0 ? null : saturatedAdd(now, delay), now, effects);
-      if (metrics != null && metricsUpdate == null) {
-        metricsUpdate = () -> {};
-        effects.add(this::scheduleMetricsUpdate);
+      if (metrics != null) {
+        effects.add(metrics::startUpdates);
       }
     } finally {
       lock.unlock();
@@ -362,7 +362,6 @@ final class DefaultPriorityQueue<T> implements PriorityQueue<T> {
 
   private void stop(boolean drainWanted) {
     @Nullable WakeUp wake;
-    @Nullable Cancellable update;
     lock.lock();
     try {
       drain = drainWanted;
@@ -373,7 +372,6 @@ final class DefaultPriorityQueue<T> implements PriorityQueue<T> {
       waiting.clear();
       wake = wakeUp;
       wakeUp = null;
-      update = metricsUpdate;
       available.signalAll();
       drained.signalAll();
     } finally {
@@ -382,8 +380,8 @@ final class DefaultPriorityQueue<T> implements PriorityQueue<T> {
     if (wake != null) {
       wake.cancel();
     }
-    if (update != null) {
-      update.cancel();
+    if (metrics != null) {
+      metrics.stopUpdates();
     }
   }
 
@@ -471,40 +469,17 @@ final class DefaultPriorityQueue<T> implements PriorityQueue<T> {
 
   // ---- metrics ---------------------------------------------------------------------------------
 
-  private void scheduleMetricsUpdate() {
-    Cancellable next =
-        scheduler.schedule(
-            this::updateUnfinishedWork, DefaultWorkQueue.UNFINISHED_WORK_UPDATE_PERIOD);
-    boolean stale;
-    lock.lock();
-    try {
-      stale = shuttingDown;
-      if (!stale) {
-        metricsUpdate = next;
-      }
-    } finally {
-      lock.unlock();
-    }
-    if (stale) {
-      next.cancel();
-    }
-  }
-
-  /** client-go's {@code updateUnfinishedWork}, every 500 ms on the scheduler. */
-  private void updateUnfinishedWork() {
+  /**
+   * The ages of the items being processed, for the periodic metrics update; null once shut down.
+   */
+  private double @Nullable [] sampleUnfinishedWork() {
     QueueMetrics<?> m = Objects.requireNonNull(metrics);
-    double[] ages;
     lock.lock();
     try {
-      if (shuttingDown) {
-        return;
-      }
-      ages = m.unfinishedWorkLocked(clock.nanoTime());
+      return shuttingDown ? null : m.unfinishedWorkLocked(clock.nanoTime());
     } finally {
       lock.unlock();
     }
-    m.reportUnfinishedWork(ages, name);
-    scheduleMetricsUpdate();
   }
 
   // ---- for tests -------------------------------------------------------------------------------

@@ -1,8 +1,6 @@
 package io.kinformer.workqueue;
 
-import io.kinformer.time.Cancellable;
 import io.kinformer.time.Clock;
-import io.kinformer.time.Scheduler;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.HashSet;
@@ -21,8 +19,8 @@ import org.jspecify.annotations.Nullable;
  * the same condition, yet queuing an item may {@code signal()} a single waiter: getters only wait
  * while the queue is not shutting down, and drainers only wait once it is, so the two never wait at
  * the same time. Threads: none of its own; the periodic unfinished-work metrics update runs on the
- * injected {@link Scheduler} (only when metrics are enabled). Metric objects are called after the
- * lock is released, with values computed under it.
+ * injected {@link io.kinformer.time.Scheduler} (only when metrics are enabled). Metric objects are
+ * called after the lock is released, with values computed under it.
  */
 final class DefaultWorkQueue<T> implements WorkQueue<T> {
 
@@ -31,7 +29,6 @@ final class DefaultWorkQueue<T> implements WorkQueue<T> {
 
   private final String name;
   private final Clock clock;
-  private final Scheduler scheduler;
   private final @Nullable QueueMetrics<MetricsProvider.GaugeMetric> metrics;
 
   private final ReentrantLock lock = new ReentrantLock();
@@ -49,17 +46,16 @@ final class DefaultWorkQueue<T> implements WorkQueue<T> {
   private boolean shuttingDown;
   // @GuardedBy("lock"): whether a shutDownWithDrain() is waiting; shutDown() clears it.
   private boolean drain;
-  // @GuardedBy("lock"): the pending unfinished-work update, null until the first add.
-  private @Nullable Cancellable metricsUpdate;
 
   DefaultWorkQueue(QueueOptions options) {
     this.name = options.name();
     this.clock = options.clock();
-    this.scheduler = options.scheduler();
     this.metrics =
         options.metricsEnabled()
             ? new QueueMetrics<>(
-                options, options.metricsProvider().newDepthMetric(options.name()))
+                options,
+                options.metricsProvider().newDepthMetric(options.name()),
+                this::sampleUnfinishedWork)
             : null;
   }
 
@@ -67,7 +63,6 @@ final class DefaultWorkQueue<T> implements WorkQueue<T> {
   public void add(T item) {
     Objects.requireNonNull(item, "item");
     boolean counted;
-    boolean startMetricsUpdates = false;
     lock.lock();
     try {
       if (shuttingDown || dirty.contains(item)) {
@@ -77,10 +72,6 @@ final class DefaultWorkQueue<T> implements WorkQueue<T> {
       counted = metrics != null;
       if (metrics != null) {
         metrics.addTimes.putIfAbsent(item, clock.nanoTime());
-        startMetricsUpdates = metricsUpdate == null;
-        if (startMetricsUpdates) {
-          metricsUpdate = () -> {};
-        }
       }
       if (!processing.contains(item)) {
         queue.addLast(item);
@@ -92,9 +83,7 @@ final class DefaultWorkQueue<T> implements WorkQueue<T> {
     if (counted) {
       metrics.adds.inc();
       metrics.depth.inc();
-    }
-    if (startMetricsUpdates) {
-      scheduleMetricsUpdate();
+      metrics.startUpdates();
     }
   }
 
@@ -176,35 +165,31 @@ final class DefaultWorkQueue<T> implements WorkQueue<T> {
 
   @Override
   public void shutDown() {
-    Cancellable update;
     lock.lock();
     try {
       drain = false;
       shuttingDown = true;
       changed.signalAll();
-      update = metricsUpdate;
     } finally {
       lock.unlock();
     }
-    if (update != null) {
-      update.cancel();
+    if (metrics != null) {
+      metrics.stopUpdates();
     }
   }
 
   @Override
   public void shutDownWithDrain() throws InterruptedException {
-    Cancellable update;
     lock.lock();
     try {
       drain = true;
       shuttingDown = true;
       changed.signalAll();
-      update = metricsUpdate;
     } finally {
       lock.unlock();
     }
-    if (update != null) {
-      update.cancel();
+    if (metrics != null) {
+      metrics.stopUpdates();
     }
     lock.lockInterruptibly();
     try {
@@ -256,39 +241,15 @@ final class DefaultWorkQueue<T> implements WorkQueue<T> {
     }
   }
 
-  private void scheduleMetricsUpdate() {
-    Cancellable next =
-        scheduler.schedule(this::updateUnfinishedWork, UNFINISHED_WORK_UPDATE_PERIOD);
-    boolean stale;
-    lock.lock();
-    try {
-      stale = shuttingDown;
-      if (!stale) {
-        metricsUpdate = next;
-      }
-    } finally {
-      lock.unlock();
-    }
-    if (stale) {
-      next.cancel();
-    }
-  }
-
-  /** client-go's {@code updateUnfinishedWork}: runs on the scheduler every 500 ms. */
-  private void updateUnfinishedWork() {
+  /** The ages of the items in processing, for the periodic metrics update; null once shut down. */
+  private double @Nullable [] sampleUnfinishedWork() {
     QueueMetrics<?> m = Objects.requireNonNull(metrics);
-    double[] ages;
     lock.lock();
     try {
-      if (shuttingDown) {
-        return;
-      }
-      ages = m.unfinishedWorkLocked(clock.nanoTime());
+      return shuttingDown ? null : m.unfinishedWorkLocked(clock.nanoTime());
     } finally {
       lock.unlock();
     }
-    m.reportUnfinishedWork(ages, name);
-    scheduleMetricsUpdate();
   }
 
 }
