@@ -40,7 +40,8 @@ import org.jspecify.annotations.Nullable;
  *   <caption>Meters and their Prometheus names</caption>
  *   <tr><th>Micrometer name</th><th>type</th><th>Prometheus (client-go) name</th><th>tags</th></tr>
  *   <tr><td>{@code workqueue.depth}</td><td>gauge</td><td>{@code workqueue_depth}</td>
- *       <td>{@code name}</td></tr>
+ *       <td>{@code name}; {@code name priority} for a {@link
+ *       io.kinformer.workqueue.PriorityQueue}</td></tr>
  *   <tr><td>{@code workqueue.adds}</td><td>counter</td><td>{@code workqueue_adds_total}</td>
  *       <td>{@code name}</td></tr>
  *   <tr><td>{@code workqueue.queue.duration}</td><td>timer</td>
@@ -141,6 +142,38 @@ public final class MicrometerMetrics implements MetricsProvider, InformerMetrics
       @Override
       public void dec() {
         depth.add(-1);
+      }
+    };
+  }
+
+  /**
+   * The depth of a {@link io.kinformer.workqueue.PriorityQueue}: one {@code workqueue.depth} gauge
+   * per priority, tagged {@code name} and {@code priority} (controller-runtime's {@code priority}
+   * label, a decimal integer), registered when the queue first holds a key of that priority.
+   */
+  @Override
+  public MetricsProvider.DepthMetricWithPriority newDepthMetricWithPriority(String name) {
+    ConcurrentHashMap<Integer, GaugeValue> byPriority = new ConcurrentHashMap<>();
+    return new MetricsProvider.DepthMetricWithPriority() {
+      @Override
+      public void inc(int priority) {
+        depth(priority).add(1);
+      }
+
+      @Override
+      public void dec(int priority) {
+        depth(priority).add(-1);
+      }
+
+      private GaugeValue depth(int priority) {
+        return byPriority.computeIfAbsent(
+            priority,
+            p ->
+                gauge(
+                    WORKQUEUE_DEPTH,
+                    queueTags(name).and("priority", p.toString()),
+                    "Current depth of workqueue",
+                    null));
       }
     };
   }
