@@ -34,17 +34,17 @@ import org.slf4j.LoggerFactory;
  * yet). Reads use {@code parts}, an immutable map replaced under {@code lock} and read without it.
  *
  * <p>Each handler added to the handle becomes a {@link Fanout}: one registration per namespace
- * informer, whose calls take the fanout's {@code turn} lock so that the user's handler is called
- * by one thread at a time (as {@link ResourceEventHandler} promises), and record what they
- * delivered, so that a removed namespace's objects can be taken back with deletions. {@code turn}
- * is held only around one call to the user's handler and is taken by no other code of ours; lock
- * order: {@code lock} is never taken while holding a {@code turn}, except by the user's handler
- * calling back into the handle, which takes {@code lock} briefly and does not wait for handlers.
+ * informer, whose calls take the fanout's {@link Turn} so that the user's handler is called by one
+ * thread at a time (as {@link ResourceEventHandler} promises), and record what they delivered, so
+ * that a removed namespace's objects can be taken back with deletions. A turn is not a lock held
+ * around the handler: its own lock guards only who owns it, and a delivery waiting for it gives up
+ * once its namespace informer has left {@code parts}, its handler was removed or the handle closed
+ * (each of which wakes the waiters). {@code lock} is never taken while a turn's lock is held.
  *
- * <p>Removing a namespace: under {@code lock} the informer leaves {@code parts} (so reads no longer
- * see its objects); outside it, the informer is closed (after which it makes no further handler
- * call, except one in progress on the closing thread itself); then a task per fanout on the
- * delivery executor takes the {@code turn} (waiting for a call in progress) and delivers the
+ * <p>Removing a namespace: under {@code lock} the informer leaves {@code parts}, so reads no
+ * longer see its objects and its deliveries no longer reach handlers (except one in progress);
+ * outside it, waiting deliveries are woken to give up and the informer is closed; then a task per
+ * fanout on the delivery executor takes the turn (after a call in progress) and delivers the
  * deletions. A namespace added again while its removal is still being delivered starts once that
  * removal is done, so that a handler never sees the new additions before the old deletions.
  */
@@ -249,6 +249,9 @@ final class DefaultMultiNamespaceInformer<T extends HasMetadata>
             }
           });
     }
+    // Deliveries of that informer waiting for a turn give up, so that its close() below does not
+    // wait for one stuck behind this thread's own handler call (removeNamespace from a handler).
+    toTell.forEach(f -> f.turn.wake());
     part.close();
     List<CompletableFuture<Void>> told = new ArrayList<>();
     for (Fanout f : toTell) {
@@ -322,6 +325,7 @@ final class DefaultMultiNamespaceInformer<T extends HasMetadata>
       f.removed = true;
       regs = List.copyOf(f.registrations.values());
     }
+    f.turn.wake();
     regs.forEach(ResourceEventHandlerRegistration::close);
   }
 
@@ -335,14 +339,10 @@ final class DefaultMultiNamespaceInformer<T extends HasMetadata>
     removeFanout(f);
     // Removed from every namespace informer and marked removed: a call that starts now sees the
     // mark under the turn and skips the handler; so once the turn is free, no call runs or will.
-    if (f.turn.isHeldByCurrentThread()) {
+    if (f.turn.heldByCurrentThread()) {
       return true; // called from the handler: do not wait for the call it is made from
     }
-    if (!f.turn.tryLock(Math.max(0, timeout.toNanos()), TimeUnit.NANOSECONDS)) {
-      return false;
-    }
-    f.turn.unlock();
-    return true;
+    return f.turn.awaitFree(timeout);
   }
 
   @Override
@@ -544,6 +544,7 @@ final class DefaultMultiNamespaceInformer<T extends HasMetadata>
       all = List.copyOf(fanouts);
       all.forEach(f -> f.removed = true);
     }
+    all.forEach(f -> f.turn.wake());
     current.forEach(SharedIndexInformer::close);
     firstSynced.completeExceptionally(
         new IllegalStateException("informer " + name + " closed before it synced"));
@@ -555,20 +556,110 @@ final class DefaultMultiNamespaceInformer<T extends HasMetadata>
   }
 
   /**
+   * Whose turn it is to call one handler: the namespace informers' deliveries wait here for each
+   * other. A waiting delivery gives up when its {@code abandoned} condition turns true (its
+   * namespace was removed, the handler removed, the handle closed) and {@link #wake()} is called,
+   * so that closing an informer, which waits for its deliveries, never waits for one stuck behind
+   * the closing thread's own handler call. {@code lock} is held only to read and write {@code
+   * owner}, never around the handler.
+   */
+  private static final class Turn {
+    private final ReentrantLock lock = new ReentrantLock();
+    private final java.util.concurrent.locks.Condition free = lock.newCondition();
+    // @GuardedBy("lock"): the thread calling the handler, or null
+    private @Nullable Thread owner;
+
+    /**
+     * Takes the turn, waiting for the current owner; false (without the turn) if {@code
+     * abandoned} holds first or the thread is interrupted (the flag is then set again).
+     */
+    boolean acquire(java.util.function.BooleanSupplier abandoned) {
+      lock.lock();
+      try {
+        while (owner != null) {
+          if (abandoned.getAsBoolean()) {
+            return false;
+          }
+          try {
+            free.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+          }
+        }
+        if (abandoned.getAsBoolean()) {
+          return false;
+        }
+        owner = Thread.currentThread();
+        return true;
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    void release() {
+      lock.lock();
+      try {
+        owner = null;
+        free.signalAll();
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    /** Makes waiting deliveries look at their {@code abandoned} condition again. */
+    void wake() {
+      lock.lock();
+      try {
+        free.signalAll();
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    boolean heldByCurrentThread() {
+      lock.lock();
+      try {
+        return owner == Thread.currentThread();
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    /** Waits until nobody has the turn; false if {@code timeout} passed first. */
+    boolean awaitFree(Duration timeout) throws InterruptedException {
+      lock.lock();
+      try {
+        long nanos = Math.max(0, timeout.toNanos());
+        while (owner != null) {
+          if (nanos <= 0) {
+            return false;
+          }
+          nanos = free.awaitNanos(nanos);
+        }
+        return true;
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
+  /**
    * One handler of the handle, registered with every namespace informer; its registration on the
    * handle.
    */
   private final class Fanout implements ResourceEventHandlerRegistration {
     final ResourceEventHandler<? super T> handler;
     final @Nullable Duration resyncPeriod;
-    /** Held around each call of {@code handler}: the namespaces take turns. */
-    final ReentrantLock turn = new ReentrantLock();
+    /** Taken around each call of {@code handler}: the namespaces take turns. */
+    final Turn turn = new Turn();
     /**
      * Per namespace informer, the objects {@code handler} was last told exist, by key: added on
      * add and update, removed on delete; taken back (told as deletions) when the namespace goes.
      */
     // @GuardedBy("turn")
     final Map<SharedIndexInformer<T>, Map<String, T>> delivered = new HashMap<>();
+
     /** The registrations with the namespace informers, by namespace. */
     final Map<String, ResourceEventHandlerRegistration> registrations = new ConcurrentHashMap<>();
 
@@ -585,7 +676,7 @@ final class DefaultMultiNamespaceInformer<T extends HasMetadata>
     }
 
     void register(String namespace, SharedIndexInformer<T> part) {
-      ResourceEventHandler<T> h = new PartHandler(part);
+      ResourceEventHandler<T> h = new PartHandler(namespace, part);
       ResourceEventHandlerRegistration r =
           resyncPeriod == null ? part.addEventHandler(h) : part.addEventHandler(h, resyncPeriod);
       registrations.put(namespace, r);
@@ -594,7 +685,9 @@ final class DefaultMultiNamespaceInformer<T extends HasMetadata>
 
     /** Tells the handler that the objects of a removed namespace informer are gone. */
     void forget(SharedIndexInformer<T> part) {
-      turn.lock();
+      if (!turn.acquire(() -> removed)) {
+        return;
+      }
       try {
         Map<String, T> gone = delivered.remove(part);
         if (removed || gone == null) {
@@ -613,7 +706,7 @@ final class DefaultMultiNamespaceInformer<T extends HasMetadata>
           }
         }
       } finally {
-        turn.unlock();
+        turn.release();
       }
     }
 
@@ -670,8 +763,16 @@ final class DefaultMultiNamespaceInformer<T extends HasMetadata>
     private final class PartHandler implements ResourceEventHandler<T> {
       private final SharedIndexInformer<T> part;
 
-      PartHandler(SharedIndexInformer<T> part) {
+      private final String namespace;
+
+      PartHandler(String namespace, SharedIndexInformer<T> part) {
+        this.namespace = namespace;
         this.part = part;
+      }
+
+      /** The handler was removed, or this namespace informer left the handle. */
+      private boolean abandoned() {
+        return removed || parts.get(namespace) != part;
       }
 
       private Map<String, T> deliveredLocked() {
@@ -680,43 +781,40 @@ final class DefaultMultiNamespaceInformer<T extends HasMetadata>
 
       @Override
       public void onAdd(T obj, boolean isInInitialList) {
-        turn.lock();
+        if (!turn.acquire(this::abandoned)) {
+          return;
+        }
         try {
-          if (removed) {
-            return;
-          }
           deliveredLocked().put(Keys.metaNamespaceKey(obj), obj);
           handler.onAdd(obj, isInInitialList);
         } finally {
-          turn.unlock();
+          turn.release();
         }
       }
 
       @Override
       public void onUpdate(T oldObj, T newObj) {
-        turn.lock();
+        if (!turn.acquire(this::abandoned)) {
+          return;
+        }
         try {
-          if (removed) {
-            return;
-          }
           deliveredLocked().put(Keys.metaNamespaceKey(newObj), newObj);
           handler.onUpdate(oldObj, newObj);
         } finally {
-          turn.unlock();
+          turn.release();
         }
       }
 
       @Override
       public void onDelete(T obj, boolean finalStateUnknown) {
-        turn.lock();
+        if (!turn.acquire(this::abandoned)) {
+          return;
+        }
         try {
-          if (removed) {
-            return;
-          }
           deliveredLocked().remove(Keys.metaNamespaceKey(obj));
           handler.onDelete(obj, finalStateUnknown);
         } finally {
-          turn.unlock();
+          turn.release();
         }
       }
 
