@@ -49,7 +49,14 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>Sharing: asking twice for the same resource with the same {@link InformerOptions} returns the
+ * <p>What each informer caches: {@link CacheOptions} per resource ({@link Builder#byObject},
+ * {@link Builder#byResource}) over the factory's defaults ({@link Builder#defaultCacheOptions}) say
+ * which namespaces, selectors, transform, resync period and page size it uses, as
+ * controller-runtime's {@code cache.Options{DefaultNamespaces, ByObject}}. An informer over
+ * several namespaces is a {@link MultiNamespaceInformer}: one watch per namespace behind one
+ * handle, with a merged cache, whose namespaces can change at run time.
+ *
+ * <p>Sharing: asking twice for the same resource with the same effective options returns the
  * same informer, so a process that needs pods in three places still holds one cache and one
  * watch. Informers of one factory share the client's HTTP connection pool (one HTTP/2 connection
  * carries all their watches when the server speaks HTTP/2) and one bounded pool of delivery
@@ -615,7 +622,10 @@ public final class SharedInformerFactory implements AutoCloseable {
       this.client = Objects.requireNonNull(client, "client");
     }
 
-    /** The resync period of every informer's handlers by default. Default zero (none). */
+    /**
+     * The resync period of every informer's handlers by default (the default {@link
+     * CacheOptions#resyncPeriod()}). Default zero (none).
+     */
     public Builder defaultResync(Duration period) {
       if (period.isNegative()) {
         throw new IllegalArgumentException("resync period must not be negative: " + period);
@@ -699,7 +709,9 @@ public final class SharedInformerFactory implements AutoCloseable {
 
     /**
      * A transform applied to every object of every informer before caching (see {@link
-     * SharedIndexInformer#setTransform}); e.g. {@link Transforms#stripManagedFields()}. Every
+     * SharedIndexInformer#setTransform}), unless a resource's {@link CacheOptions#transform()}
+     * replaces it; e.g. {@link Transforms#stripManagedFields()}. The default {@link
+     * CacheOptions#transform()}. Every
      * informer's reflector thread calls it, concurrently: it must be thread-safe (as client-go's
      * {@code WithTransform} function, shared the same way).
      */

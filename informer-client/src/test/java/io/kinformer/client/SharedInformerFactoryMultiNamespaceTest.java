@@ -363,6 +363,6 @@ class SharedInformerFactoryMultiNamespaceTest {
     assertThat(pods.resourceVersionSeen("n4/x", "5"))
         .failsWithin(Duration.ZERO)
         .withThrowableOfType(java.util.concurrent.ExecutionException.class)
-        .withMessageContaining("does not watch namespace n4");
+        .withMessageContaining("does not watch the namespace of key n4/x");
   }
 }

@@ -412,6 +412,34 @@ final class DefaultMultiNamespaceInformer<T extends HasMetadata>
   public CompletableFuture<Void> resourceVersionSeen(@Nullable String key, String resourceVersion) {
     Objects.requireNonNull(resourceVersion, "resourceVersion");
     ResourceVersions.requireComparable(resourceVersion);
+    SharedIndexInformer<T> part = partOfKey(key);
+    if (part == null) {
+      return CompletableFuture.failedFuture(notWatched(key));
+    }
+    return part.resourceVersionSeen(key, resourceVersion);
+  }
+
+  /**
+   * As {@link #resourceVersionSeen}, waiting on the key's namespace informer.
+   *
+   * @throws IllegalArgumentException also if the key's namespace is not watched
+   */
+  @Override
+  public boolean awaitResourceVersion(
+      @Nullable String key, String resourceVersion, Duration timeout) throws InterruptedException {
+    SharedIndexInformer<T> part = partOfKey(key);
+    if (part == null) {
+      throw notWatched(key);
+    }
+    return part.awaitResourceVersion(key, resourceVersion, timeout);
+  }
+
+  /**
+   * The informer of the key's namespace, or null if that namespace is not watched.
+   *
+   * @throws IllegalArgumentException if the key is null or names no namespace
+   */
+  private @Nullable SharedIndexInformer<T> partOfKey(@Nullable String key) {
     if (key == null || Keys.split(key).namespace().isEmpty()) {
       throw new IllegalArgumentException(
           "informer "
@@ -419,32 +447,12 @@ final class DefaultMultiNamespaceInformer<T extends HasMetadata>
               + " needs a namespace/name key to tell which namespace's watch to wait on; got "
               + key);
     }
-    String namespace = Keys.split(key).namespace();
-    SharedIndexInformer<T> part = parts.get(namespace);
-    if (part == null) {
-      return CompletableFuture.failedFuture(
-          new IllegalArgumentException(
-              "informer " + name + " does not watch namespace " + namespace + " (key " + key + ")"));
-    }
-    return part.resourceVersionSeen(key, resourceVersion);
+    return parts.get(Keys.split(key).namespace());
   }
 
-  @Override
-  public boolean awaitResourceVersion(
-      @Nullable String key, String resourceVersion, Duration timeout) throws InterruptedException {
-    CompletableFuture<Void> seen = resourceVersionSeen(key, resourceVersion);
-    try {
-      seen.get(Math.max(0, timeout.toNanos()), TimeUnit.NANOSECONDS);
-      return true;
-    } catch (java.util.concurrent.TimeoutException e) {
-      seen.cancel(false);
-      return false;
-    } catch (java.util.concurrent.ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException re) {
-        throw re;
-      }
-      throw new IllegalStateException(e);
-    }
+  private IllegalArgumentException notWatched(@Nullable String key) {
+    return new IllegalArgumentException(
+        "informer " + name + " does not watch the namespace of key " + key);
   }
 
   @Override
