@@ -255,7 +255,11 @@ final class DefaultMultiNamespaceInformer<T extends HasMetadata>
     part.close();
     List<CompletableFuture<Void>> told = new ArrayList<>();
     for (Fanout f : toTell) {
-      told.add(CompletableFuture.runAsync(() -> f.forget(part), deliveryExecutor));
+      try {
+        told.add(CompletableFuture.runAsync(() -> f.forget(part), deliveryExecutor));
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        told.add(CompletableFuture.failedFuture(e)); // the executor is shutting down
+      }
     }
     CompletableFuture.allOf(told.toArray(CompletableFuture[]::new))
         .whenComplete(

@@ -97,8 +97,9 @@ public interface MultiNamespaceInformer<T extends HasMetadata> extends SharedInd
    * SharedIndexInformer#close()} does), removes its objects from the merged cache, and tells every
    * handler about them as deletions (see the class Javadoc) on the delivery executor.
    *
-   * @return a future completed once every handler has been told; already completed, with nothing
-   *     told, if the namespace was not watched
+   * @return a future completed once every handler has been told (failed if the delivery executor
+   *     refused the work, as when shutting down); already completed, with nothing told, if the
+   *     namespace was not watched
    */
   CompletableFuture<Void> removeNamespace(String namespace);
 }
