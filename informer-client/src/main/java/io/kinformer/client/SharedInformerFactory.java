@@ -245,7 +245,11 @@ public final class SharedInformerFactory implements AutoCloseable {
         informerFor(ResourceType.dynamic(gvr, r.kind(), r.namespaced()), null, true);
   }
 
-  /** The informer for a fabric8 model class, with the given options. */
+  /**
+   * The informer for a fabric8 model class in the namespace and with the selectors of {@code
+   * options} (which override the resource's {@link CacheOptions} for these); the transform, resync
+   * period and page size come from the resource's {@link CacheOptions} and the defaults.
+   */
   public <T extends HasMetadata> SharedIndexInformer<T> informerFor(
       Class<T> modelClass, InformerOptions options) {
     return informerFor(ResourceType.of(modelClass), options);
