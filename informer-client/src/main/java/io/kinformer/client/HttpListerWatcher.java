@@ -50,6 +50,7 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
   private final @Nullable String fieldSelector;
   private final UnaryOperator<ListOptions> tweak;
   private final HttpCalls.ListDecoder<T> listCodec;
+  private final UndecodableObjects undecodable;
   private final InFlightCalls inFlight = new InFlightCalls();
 
   HttpListerWatcher(
@@ -58,14 +59,16 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
       @Nullable String namespace,
       @Nullable String labelSelector,
       @Nullable String fieldSelector,
-      UnaryOperator<ListOptions> tweak) {
+      UnaryOperator<ListOptions> tweak,
+      UndecodableObjects undecodable) {
     this.calls = Objects.requireNonNull(calls, "calls");
     this.type = Objects.requireNonNull(type, "type");
     this.namespace = type.namespaced() ? namespace : null;
     this.labelSelector = labelSelector;
     this.fieldSelector = fieldSelector;
     this.tweak = Objects.requireNonNull(tweak, "tweak");
-    this.listCodec = calls.listDecoder(type);
+    this.undecodable = Objects.requireNonNull(undecodable, "undecodable");
+    this.listCodec = calls.listDecoder(type, undecodable);
   }
 
   /**
@@ -134,7 +137,8 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
     // The codec reads nothing until the first next(): this returns as soon as headers arrived.
     try {
       WatchCodec<T> codec =
-          new WatchCodec<>(opened.response().body().byteStream(), calls.reader(), type, what);
+          new WatchCodec<>(
+              opened.response().body().byteStream(), calls.reader(), type, what, undecodable);
       opened.guard().watch(codec::bytesRead);
       return new HttpWatch<>(opened.call(), opened.response(), codec, opened.guard(), what);
     } catch (RuntimeException | Error e) {

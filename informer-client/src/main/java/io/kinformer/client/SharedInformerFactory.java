@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
 import io.kinformer.cache.InformerMetricsProvider;
 import io.kinformer.cache.Informers;
 import io.kinformer.cache.LabelSelector;
+import io.kinformer.cache.ListerWatcher;
 import io.kinformer.cache.MultiNamespaceInformer;
 import io.kinformer.cache.ReflectorException;
 import io.kinformer.cache.SharedIndexInformer;
@@ -412,7 +413,7 @@ public final class SharedInformerFactory implements AutoCloseable {
     resources = namespace != null ? resources.inNamespace(namespace) : resources.inAnyNamespace();
     resources = resources.withLabelSelector(options.labelSelector()).withFieldSelector(options.fieldSelector());
     SharedIndexInformer.Builder<T> builder =
-        SharedIndexInformer.builder(name, resources.listerWatcher())
+        SharedIndexInformer.builder(name, listerWatcher(resources, type, name))
             .defaultResync(options.resync())
             .clock(clock)
             .scheduler(scheduler)
@@ -421,11 +422,7 @@ public final class SharedInformerFactory implements AutoCloseable {
             .backoff(backoff)
             .expectedKind(type.watchApiVersion(), type.watchKind());
     if (metrics != null) {
-      GroupVersionResource gvr = type.gvr();
-      builder.metrics(
-          metrics,
-          new InformerMetricsProvider.InformerId(
-              name, gvr.group(), gvr.version(), gvr.resource()));
+      builder.metrics(metrics, informerId(type, name));
     }
     if (options.pageSize() >= 0) {
       builder.pageSize(options.pageSize());
@@ -440,6 +437,23 @@ public final class SharedInformerFactory implements AutoCloseable {
     }
     log.debug("created informer {}", name);
     return informer;
+  }
+
+  /**
+   * The informer's list and watch: objects that do not bind to the model class are skipped with a
+   * WARN naming the informer, and counted in its metrics.
+   */
+  private <T extends HasMetadata> ListerWatcher<T> listerWatcher(
+      ResourceClient<T> resources, ResourceType<T> type, String name) {
+    InformerMetricsProvider.CounterMetric skipped = metrics == null
+        ? InformerMetricsProvider.NO_COUNTER
+        : metrics.newUndecodableObjectsMetric(informerId(type, name));
+    return resources.listerWatcher(UnaryOperator.identity(), new UndecodableObjects(name, skipped::inc));
+  }
+
+  private static InformerMetricsProvider.InformerId informerId(ResourceType<?> type, String name) {
+    GroupVersionResource gvr = type.gvr();
+    return new InformerMetricsProvider.InformerId(name, gvr.group(), gvr.version(), gvr.resource());
   }
 
   /**
