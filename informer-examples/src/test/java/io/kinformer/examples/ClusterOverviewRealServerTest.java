@@ -17,7 +17,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Tag("real-apiserver")
 class ClusterOverviewRealServerTest {
 
-  @RegisterExtension static final ApiServerExtension server = ApiServerExtension.withArgs();
+  // tag::testing-own-server[]
+  @RegisterExtension
+  static final ApiServerExtension server = ApiServerExtension.withArgs(); // flags, if any, here
+  // end::testing-own-server[]
 
   @Test
   void snapshot_ofRealServer_countsPodsByNodeWidgetsAndSecretsFromTheCaches(KubeClient client) {
