@@ -437,7 +437,11 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
       return this;
     }
 
-    /** Watches ask for a server timeout between this and twice this. Default 5 minutes. */
+    /**
+     * Watches ask for a server timeout between this and twice this. Default, and at least, 5
+     * minutes: shorter values are raised to it, as client-go does ({@link
+     * Reflector.Builder#minWatchTimeout}).
+     */
     public Builder<T> minWatchTimeout(Duration minWatchTimeout) {
       if (minWatchTimeout.toSeconds() < 1) {
         throw new IllegalArgumentException(
