@@ -91,6 +91,7 @@ final class ListCodec<T extends HasMetadata> {
     String resourceVersion = null;
     String continueToken = null;
     Long remaining = null;
+    String shard = null;
     List<T> items = new ArrayList<>();
     for (String name = p.nextName(); name != null; name = p.nextName()) {
       JsonToken value = p.nextToken();
@@ -103,13 +104,14 @@ final class ListCodec<T extends HasMetadata> {
           resourceVersion = meta.resourceVersion();
           continueToken = meta.continueToken();
           remaining = meta.remainingItemCount();
+          shard = meta.shardSelector();
         }
         case "items" -> readItems(p, value, items, what, in);
         default -> p.skipChildren();
       }
     }
     return new ListResult<>(
-        items, resourceVersion == null ? "" : resourceVersion, continueToken, remaining);
+        items, resourceVersion == null ? "" : resourceVersion, continueToken, remaining, shard);
   }
 
   private void readItems(
@@ -141,7 +143,8 @@ final class ListCodec<T extends HasMetadata> {
   record ListMeta(
       @Nullable String resourceVersion,
       @Nullable String continueToken,
-      @Nullable Long remainingItemCount) {}
+      @Nullable Long remainingItemCount,
+      @Nullable String shardSelector) {}
 
   /**
    * Reads a list's {@code metadata} object, the parser being on its opening brace, up to and
@@ -151,6 +154,7 @@ final class ListCodec<T extends HasMetadata> {
     String resourceVersion = null;
     String continueToken = null;
     Long remaining = null;
+    String shard = null;
     for (String m = p.nextName(); m != null; m = p.nextName()) {
       JsonToken v = p.nextToken();
       switch (m) {
@@ -158,13 +162,27 @@ final class ListCodec<T extends HasMetadata> {
         case "continue" -> continueToken = stringOrNull(p, v);
         case "remainingItemCount" -> remaining = v == JsonToken.VALUE_NUMBER_INT
             && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER ? p.getLongValue() : null;
+        case "shardInfo" -> shard = v == JsonToken.START_OBJECT ? readShardInfo(p) : null;
         default -> { }
       }
       // A value of an unexpected shape (an object where a string belongs) is skipped whole, so
       // that the parser leaves the metadata object where it really ends.
       p.skipChildren();
     }
-    return new ListMeta(resourceVersion, continueToken, remaining);
+    return new ListMeta(resourceVersion, continueToken, remaining, shard);
+  }
+
+  /** {@code shardInfo.selector}, the parser being on the object's opening brace. */
+  private static @Nullable String readShardInfo(JsonParser p) {
+    String selector = null;
+    for (String m = p.nextName(); m != null; m = p.nextName()) {
+      JsonToken v = p.nextToken();
+      if (m.equals("selector")) {
+        selector = stringOrNull(p, v);
+      }
+      p.skipChildren();
+    }
+    return selector;
   }
 
   private static @Nullable String stringOrNull(JsonParser p, JsonToken v) {

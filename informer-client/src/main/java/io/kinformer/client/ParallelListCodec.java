@@ -210,6 +210,7 @@ final class ParallelListCodec<T extends HasMetadata> {
       String resourceVersion = null;
       String continueToken = null;
       Long remaining = null;
+      String shard = null;
       c = nextNonSpace();
       if (c != '}') {
         while (true) {
@@ -231,6 +232,7 @@ final class ParallelListCodec<T extends HasMetadata> {
               resourceVersion = m.resourceVersion();
               continueToken = m.continueToken();
               remaining = m.remainingItemCount();
+              shard = m.shardSelector();
             }
             case "items" -> {
               if (c == '[') {
@@ -255,7 +257,7 @@ final class ParallelListCodec<T extends HasMetadata> {
       }
       finishItems();
       return new ListResult<>(
-          items, resourceVersion == null ? "" : resourceVersion, continueToken, remaining);
+          items, resourceVersion == null ? "" : resourceVersion, continueToken, remaining, shard);
     }
 
     // ---- the items
