@@ -148,7 +148,9 @@ public final class LeaderElector implements AutoCloseable {
     this.givenExecutor = b.executor;
     this.givenCallbackExecutor = b.callbackExecutor;
     this.description = leaseLock.describe();
-    this.claim = new LeaseClaim(leaseLock, config, clock);
+    // Each Lease call is bounded by the renew deadline (client-go bounds a renewal round by it),
+    // not by the client's 30 s request timeout, which would outlast the lease.
+    this.claim = new LeaseClaim(leaseLock.withRequestTimeout(config.renewDeadline()), config, clock);
   }
 
   /**
