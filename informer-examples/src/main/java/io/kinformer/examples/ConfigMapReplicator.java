@@ -27,6 +27,7 @@ import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -73,6 +74,7 @@ public final class ConfigMapReplicator implements AutoCloseable {
   private final RateLimitingQueue<String> queue;
   private final Workers workers;
   private final Consumer<String> journal;
+  private final Predicate<String> mayWriteIn;
   private final AtomicInteger writes = new AtomicInteger();
 
   /**
@@ -87,6 +89,22 @@ public final class ConfigMapReplicator implements AutoCloseable {
       String sourceNamespace,
       int workerThreads,
       Consumer<String> journal) {
+    this(client, factory, sourceNamespace, workerThreads, journal, ns -> true);
+  }
+
+  /**
+   * As the other constructor, for a replica that owns only some target namespaces: the copies in
+   * a namespace for which {@code mayWriteIn} is false are another replica's to write (see {@link
+   * ShardedConfigMapReplicator}); it is asked before each reconcile, and must be cheap.
+   */
+  public ConfigMapReplicator(
+      KubeClient client,
+      SharedInformerFactory factory,
+      String sourceNamespace,
+      int workerThreads,
+      Consumer<String> journal,
+      Predicate<String> mayWriteIn) {
+    this.mayWriteIn = Objects.requireNonNull(mayWriteIn, "mayWriteIn");
     this.client = Objects.requireNonNull(client, "client");
     this.sourceNamespace = Objects.requireNonNull(sourceNamespace, "sourceNamespace");
     this.journal = Objects.requireNonNull(journal, "journal");
@@ -169,6 +187,18 @@ public final class ConfigMapReplicator implements AutoCloseable {
     }
   }
 
+  /**
+   * Queues every copy that may belong in the namespaces {@code which} selects: for a replica that
+   * just became responsible for them.
+   */
+  public void requeueNamespaces(Predicate<String> which) {
+    for (Namespace ns : namespaces.list()) {
+      if (which.test(ns.getMetadata().getName())) {
+        enqueueNamespace(ns.getMetadata().getName());
+      }
+    }
+  }
+
   private void enqueueNamespace(String ns) {
     if (ns.equals(sourceNamespace)) {
       return;
@@ -189,6 +219,9 @@ public final class ConfigMapReplicator implements AutoCloseable {
     Keys.NamespacedName copyName = Keys.split(key);
     String ns = copyName.namespace();
     String name = copyName.name();
+    if (!mayWriteIn.test(ns)) {
+      return Reconciler.Result.done(); // another replica's namespace
+    }
     Optional<ConfigMap> source =
         configMaps.namespace(sourceNamespace).get(name).filter(ConfigMapReplicator::replicated);
     boolean target = namespaces.get(ns).filter(ConfigMapReplicator::isTarget).isPresent();

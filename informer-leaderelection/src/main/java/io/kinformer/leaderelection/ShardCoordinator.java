@@ -234,6 +234,19 @@ public final class ShardCoordinator implements AutoCloseable {
     });
   }
 
+  /**
+   * The shard that an object whose hashed field (uid or namespace, see {@link
+   * ShardSelector.Field}) is {@code fieldValue} belongs to.
+   */
+  public Shard shardOf(String fieldValue) {
+    for (Shard s : shards) {
+      if (s.selector().matchesValue(fieldValue)) {
+        return s;
+      }
+    }
+    throw new IllegalStateException("the shards do not cover the hash of " + fieldValue);
+  }
+
   /** The live replicas as of the last round (this one included), sorted, for information. */
   public List<String> members() {
     return Locked.read(lock, () -> members);
@@ -283,6 +296,7 @@ public final class ShardCoordinator implements AutoCloseable {
   @Override
   public void close() {
     List<Integer> lost;
+    List<Integer> stillValid = new ArrayList<>();
     CallbackQueue queue;
     ExecutorService ownExec;
     ExecutorService ownCb;
@@ -310,7 +324,11 @@ public final class ShardCoordinator implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
       lost = new ArrayList<>(held.keySet());
+      long now = clock.nanoTime();
       for (Integer i : lost) {
+        if (now < Objects.requireNonNull(held.get(i)).untilNanos()) {
+          stillValid.add(i); // only these are certainly ours to release
+        }
         removeLocked(i);
       }
       queue = callbackQueue;
@@ -324,7 +342,7 @@ public final class ShardCoordinator implements AutoCloseable {
       Objects.requireNonNull(queue).submit("onShardLost", () -> callbacks.onShardLost(shard));
     }
     if (wasRunning) {
-      for (Integer i : lost) {
+      for (Integer i : stillValid) {
         shardClaims.get(i).release();
       }
       memberClaim.release();
