@@ -74,7 +74,7 @@ public final class ConfigMapReplicator implements AutoCloseable {
   private final RateLimitingQueue<String> queue;
   private final Workers workers;
   private final Consumer<String> journal;
-  private final Predicate<String> mayWriteIn;
+  private final Predicate<String> mayReconcile;
   private final AtomicInteger writes = new AtomicInteger();
 
   /**
@@ -89,13 +89,14 @@ public final class ConfigMapReplicator implements AutoCloseable {
       String sourceNamespace,
       int workerThreads,
       Consumer<String> journal) {
-    this(client, factory, sourceNamespace, workerThreads, journal, ns -> true);
+    this(client, factory, sourceNamespace, workerThreads, journal, key -> true);
   }
 
   /**
-   * As the other constructor, for a replica that owns only some target namespaces: the copies in
-   * a namespace for which {@code mayWriteIn} is false are another replica's to write (see {@link
-   * ShardedConfigMapReplicator}); it is asked before each reconcile, and must be cheap.
+   * As the other constructor, for a replica that is responsible for some copies only: a copy
+   * whose key ("target-namespace/name") {@code mayReconcile} refuses is another replica's to
+   * write (see {@link ShardedConfigMapReplicator}); it is asked before each reconcile, and must
+   * be cheap.
    */
   public ConfigMapReplicator(
       KubeClient client,
@@ -103,8 +104,8 @@ public final class ConfigMapReplicator implements AutoCloseable {
       String sourceNamespace,
       int workerThreads,
       Consumer<String> journal,
-      Predicate<String> mayWriteIn) {
-    this.mayWriteIn = Objects.requireNonNull(mayWriteIn, "mayWriteIn");
+      Predicate<String> mayReconcile) {
+    this.mayReconcile = Objects.requireNonNull(mayReconcile, "mayReconcile");
     this.client = Objects.requireNonNull(client, "client");
     this.sourceNamespace = Objects.requireNonNull(sourceNamespace, "sourceNamespace");
     this.journal = Objects.requireNonNull(journal, "journal");
@@ -188,13 +189,22 @@ public final class ConfigMapReplicator implements AutoCloseable {
   }
 
   /**
-   * Queues every copy that may belong in the namespaces {@code which} selects: for a replica that
-   * just became responsible for them.
+   * Queues every copy, existing or due, whose key {@code which} selects: for a replica that just
+   * became responsible for them.
    */
-  public void requeueNamespaces(Predicate<String> which) {
+  public void requeue(Predicate<String> which) {
     for (Namespace ns : namespaces.list()) {
-      if (which.test(ns.getMetadata().getName())) {
-        enqueueNamespace(ns.getMetadata().getName());
+      String target = ns.getMetadata().getName();
+      if (target.equals(sourceNamespace)) {
+        continue;
+      }
+      List<ConfigMap> candidates = new ArrayList<>(configMaps.namespace(sourceNamespace).list());
+      candidates.addAll(configMaps.namespace(target).list(LabelSelector.parse(REPLICA_OF_LABEL)));
+      for (ConfigMap cm : candidates) {
+        String key = target + "/" + cm.getMetadata().getName();
+        if (which.test(key)) {
+          queue.add(key);
+        }
       }
     }
   }
@@ -219,8 +229,8 @@ public final class ConfigMapReplicator implements AutoCloseable {
     Keys.NamespacedName copyName = Keys.split(key);
     String ns = copyName.namespace();
     String name = copyName.name();
-    if (!mayWriteIn.test(ns)) {
-      return Reconciler.Result.done(); // another replica's namespace
+    if (!mayReconcile.test(key)) {
+      return Reconciler.Result.done(); // another replica's copy, when replicas share the work
     }
     Optional<ConfigMap> source =
         configMaps.namespace(sourceNamespace).get(name).filter(ConfigMapReplicator::replicated);

@@ -1,6 +1,5 @@
 package io.kinformer.examples;
 
-import io.kinformer.cache.ShardSelector;
 import io.kinformer.client.ClientOptions;
 import io.kinformer.client.KubeClient;
 import io.kinformer.client.KubeConfig;
@@ -22,13 +21,13 @@ import java.util.concurrent.CountDownLatch;
 import java.util.function.UnaryOperator;
 
 /**
- * The {@link ConfigMapReplicator} run as three replicas that split the work: the target
- * namespaces are hashed into {@value #SHARDS} shards ({@link ShardSelector.Field#NAMESPACE}),
- * each guarded by a Lease {@code configmap-replicator-shard-<i>} in namespace {@code default}, and
- * a replica writes the copies of a namespace only while it owns that namespace's shard ({@link
- * ShardCoordinator#owns}, asked before each reconcile). When it gains a shard it queues the
- * shard's copies. Midway, the replica with the most shards crashes without releasing its Leases,
- * and the others take its shards over once the Leases expire.
+ * The {@link ConfigMapReplicator} run as three replicas that split the work: the keys of the
+ * copies ("target-namespace/name") are hashed into {@value #SHARDS} shards, each guarded by a
+ * Lease {@code configmap-replicator-shard-<i>} in namespace {@code default}, and a replica writes
+ * a copy only while it owns the shard of its key ({@link ShardCoordinator#owns}, asked before each
+ * reconcile). When it gains a shard it queues the shard's copies. Midway, the replica with the
+ * most shards crashes without releasing its Leases, and the others take its shards over once the
+ * Leases expire.
  *
  * <pre>
  * java -cp informer-examples/target/kinformer-demo.jar \
@@ -37,9 +36,13 @@ import java.util.function.UnaryOperator;
  *
  * <p>Every replica still caches all ConfigMaps and Namespaces, because the replicator reads the
  * sources of one namespace and the list of namespaces to decide what every copy should be; only
- * the writes are split. An informer of a resource whose objects are independent would be split too,
- * one informer per owned shard through {@code ResourceClient.withShardSelector(shard.selector())}
- * (see docs/user-guide.md, "Running more than one replica").
+ * the work is split, so the shards hash the copy's key, which exists before the copy does. An
+ * informer of a resource whose objects are independent is split too, one informer per owned
+ * shard through {@code ResourceClient.withShardSelector(shard.selector())}, and then the shards
+ * must hash what the API server hashes, the uid or the namespace (see docs/user-guide.md,
+ * "Running more than one replica"). Hashing the namespace would not do here: the 64-bit FNV-1a
+ * hashes of short names that differ in their last characters (team-a, team-b, scratch) share
+ * their high bits, so all three would fall into one shard.
  *
  * <p>The demo uses the short timings of {@link ReplicatedConfigMapReplicator#DEMO_TIMING}.
  *
@@ -116,8 +119,8 @@ public final class ShardedConfigMapReplicator {
         @Override
         public void onShardGained(Shard shard) {
           console.row("GAINED", identity, "shard " + shard.index());
-          // Look at every copy of the shard's namespaces: the last owner may have left work.
-          replicator.requeueNamespaces(ns -> shard.selector().matchesValue(ns));
+          // Look at every copy of the shard: the last owner may have left work undone.
+          replicator.requeue(key -> shard.selector().matchesValue(key));
         }
 
         @Override
@@ -127,14 +130,13 @@ public final class ShardedConfigMapReplicator {
       };
       this.coordinator = coordination.apply(
           ShardCoordinator.builder(client, "default", GROUP, identity, SHARDS, callbacks)
-              .field(ShardSelector.Field.NAMESPACE) // a namespace's copies stay together
               .config(DEMO_TIMING)
               .scheduler(this.scheduler)) // the demo crashes a replica through it
           .build();
-      // Before each reconcile: is the copy's namespace in a shard this replica owns now?
+      // Before each reconcile: is the copy's key in a shard this replica owns now?
       this.replicator = new ConfigMapReplicator(client, factory, "source", 2,
           write -> wrote(console, write),
-          ns -> this.coordinator.owns(this.coordinator.shardOf(ns).index()));
+          key -> this.coordinator.owns(this.coordinator.shardOf(key).index()));
       // end::sharding[]
     }
 

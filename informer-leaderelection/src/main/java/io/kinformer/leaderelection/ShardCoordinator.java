@@ -235,8 +235,9 @@ public final class ShardCoordinator implements AutoCloseable {
   }
 
   /**
-   * The shard that an object whose hashed field (uid or namespace, see {@link
-   * ShardSelector.Field}) is {@code fieldValue} belongs to.
+   * The shard whose range holds the hash of {@code fieldValue}: for an object, the value of the
+   * field the shards hash (its uid or namespace, see {@link ShardSelector.Field}); for work split
+   * without the API server's help, any stable string, such as a work-queue key.
    */
   public Shard shardOf(String fieldValue) {
     for (Shard s : shards) {
