@@ -2,6 +2,7 @@ package io.kinformer.leaderelection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.kinformer.testing.EmbeddedApiServer;
 import io.kinformer.testing.EmbeddedApiServerExtension;
 import java.io.IOException;
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Three replicas sharing six shards over Leases of the embedded API server, on a fake clock,
  * under faults: a replica dies without releasing, one is cut off, the API server is unreachable
- * for all, clocks jump. After every 50 ms step, {@link ShardGroup} checks that no shard has two
+ * for all or restarts, clocks jump. After every 50 ms step, {@link ShardGroup} checks that no shard has two
  * owners (duplicate ownership zero at every step), and records how long shards went unowned.
  *
  * <p>{@link #killedReplica_itsShardsMoveWithinOneLeaseDurationAndTwoRetryPeriods} writes the
@@ -147,6 +148,44 @@ class ShardingFailoverTest {
       g.runUntil(() -> g.allOwnedBy(g.replicas), LEASE.plus(JITTERED_RETRY.multipliedBy(3)));
       g.run(Duration.ofSeconds(20));
       assertThat(g.replicas).allSatisfy(r -> assertThat(r.coordinator.ownedShards()).hasSize(2));
+    }
+  }
+
+  @Test
+  void apiServerRestart_withItsDataRestored_keepsEveryShardWhereItWas() throws Exception {
+    EmbeddedApiServer first = EmbeddedApiServer.builder().start();
+    int port = first.port();
+    EmbeddedApiServer second = null;
+    try (ShardGroup g = new ShardGroup(first, "restarted", 3, 6, 9).start()) {
+      g.runUntil(() -> g.replicas.stream()
+          .allMatch(r -> r.coordinator.ownedShards().size() == 2), Duration.ofSeconds(30));
+      List<Set<Integer>> before = g.replicas.stream().map(r -> r.coordinator.ownedShards())
+          .toList();
+      var leases = g.get(0).client.resources(Lease.class).inNamespace("default");
+      List<Lease> saved = leases.list();
+      g.resetUnowned();
+      first.close();
+
+      CapturedStderr.during(() -> g.run(Duration.ofSeconds(3))); // nobody answers
+      second = EmbeddedApiServer.builder().port(port).start();
+      // The store comes back from a backup: the same Leases, with new resourceVersions and uids.
+      for (Lease l : saved) {
+        l.getMetadata().setResourceVersion(null);
+        l.getMetadata().setUid(null);
+        l.getMetadata().setCreationTimestamp(null);
+        l.getMetadata().setManagedFields(null);
+        leases.create(l);
+      }
+      CapturedStderr.during(() -> g.run(Duration.ofSeconds(30)));
+
+      assertThat(g.replicas.stream().map(r -> r.coordinator.ownedShards()).toList())
+          .isEqualTo(before);
+      assertThat(g.longestUnowned()).isZero();
+    } finally {
+      first.close();
+      if (second != null) {
+        second.close();
+      }
     }
   }
 
