@@ -22,10 +22,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.random.RandomGenerator;
@@ -272,12 +269,12 @@ public final class ShardCoordinator implements AutoCloseable {
       if (givenExecutor != null) {
         executor = givenExecutor;
       } else {
-        ownedExecutor = singleDaemonThread("kinformer-shards-" + description);
+        ownedExecutor = DaemonThreads.single("kinformer-shards-" + description, ownThreads);
         executor = ownedExecutor;
       }
       Executor cb = givenCallbackExecutor;
       if (cb == null) {
-        ownedCallbackExecutor = singleDaemonThread("kinformer-shards-" + description + "-callbacks");
+        ownedCallbackExecutor = DaemonThreads.single("kinformer-shards-" + description + "-callbacks", ownThreads);
         cb = ownedCallbackExecutor;
       }
       callbackQueue = new CallbackQueue(cb, description);
@@ -356,7 +353,7 @@ public final class ShardCoordinator implements AutoCloseable {
       ownCb.shutdown();
       for (Thread t : ownThreads) {
         if (t != Thread.currentThread()) {
-          joinQuietly(t);
+          DaemonThreads.joinQuietly(t);
         }
       }
     }
@@ -569,11 +566,6 @@ public final class ShardCoordinator implements AutoCloseable {
 
   // ---- scheduling -------------------------------------------------------------------------------
 
-  /** client-go's {@code wait.Jitter(d, JitterFactor)}: d plus a random [0, 1.2) of it. */
-  private Duration jittered(Duration d) {
-    long extra = (long) (d.toNanos() * LeaderElectionConfig.JITTER_FACTOR * random.nextDouble());
-    return d.plusNanos(extra);
-  }
 
   private void scheduleRoundLocked(Duration delay) {
     assert lock.isHeldByCurrentThread();
@@ -615,34 +607,10 @@ public final class ShardCoordinator implements AutoCloseable {
       try {
         roundRunning = false;
         roundEnded.signalAll();
-        scheduleRoundLocked(jittered(config.retryPeriod()));
+        scheduleRoundLocked(DaemonThreads.jittered(config.retryPeriod(), random));
       } finally {
         lock.unlock();
       }
-    }
-  }
-
-  private ExecutorService singleDaemonThread(String threadName) {
-    return new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-      Thread t = new Thread(r, threadName);
-      t.setDaemon(true);
-      ownThreads.add(t);
-      return t;
-    });
-  }
-
-  private static void joinQuietly(Thread t) {
-    boolean interrupted = false;
-    while (true) {
-      try {
-        t.join();
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
     }
   }
 
