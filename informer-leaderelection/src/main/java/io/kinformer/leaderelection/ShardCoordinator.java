@@ -413,7 +413,10 @@ public final class ShardCoordinator implements AutoCloseable {
       }
       long sent = clock.nanoTime();
       if (claim.tryAcquireOrRenew()) {
-        gain(i, sent);
+        if (!gain(i, sent)) {
+          claim.release(); // closed meanwhile: hand it straight back
+          return;
+        }
         count++;
       }
     }
@@ -479,12 +482,13 @@ public final class ShardCoordinator implements AutoCloseable {
     return Locked.read(lock, () -> held.containsKey(i));
   }
 
-  private void gain(int i, long sentNanos) {
+  /** Owns shard {@code i} from now on, unless closed meanwhile; whether it does. */
+  private boolean gain(int i, long sentNanos) {
     CallbackQueue queue;
     lock.lock();
     try {
       if (state != State.RUNNING) {
-        return; // closed meanwhile: close() does not know this one; hand it back
+        return false;
       }
       held.put(i, new Held(sentNanos + config.renewDeadline().toNanos(),
           deadlineLocked(i, sentNanos)));
@@ -495,6 +499,7 @@ public final class ShardCoordinator implements AutoCloseable {
     log.info("shards={} identity={} gained shard {}", description, identity, i);
     Shard shard = shards.get(i);
     queue.submit("onShardGained", () -> callbacks.onShardGained(shard));
+    return true;
   }
 
   private void extend(int i, long sentNanos) {
