@@ -1,4 +1,5 @@
-// Command kinformer-clientgo-informer runs one client-go 0.36.4 ConfigMap informer and reports,
+// Command kinformer-clientgo-informer runs one client-go 0.36.4 informer (of configmaps, pods or a
+// custom resource) and reports,
 // one JSON object a line on stdout, what its handler sees, so that a test can run client-go
 // beside kinformer against the same server and compare them:
 //
@@ -10,7 +11,9 @@
 //
 // It stops when its standard input ends (or on SIGTERM), after writing the cache.
 //
-// Usage: kinformer-clientgo-informer --kubeconfig FILE --namespace NS
+// Usage: kinformer-clientgo-informer --kubeconfig FILE --namespace NS [--resource R]
+// R is configmaps (the default) or pods, each through the typed SharedInformerFactory, or
+// GROUP/VERSION/RESOURCE of a custom resource, through the dynamic informer factory.
 // With KUBE_FEATURE_WatchListClient=false in the environment the informer lists and then
 // watches instead of starting with a streaming list.
 package main
@@ -24,10 +27,15 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"sync"
 	"syscall"
 
-	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -62,41 +70,86 @@ func object(kind string, obj any, initial bool) map[string]any {
 	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj, tombstone = t.Obj, true
 	}
-	cm := obj.(*corev1.ConfigMap)
-	return map[string]any{"kind": kind, "name": cm.Name, "rv": cm.ResourceVersion,
+	m := accessor(obj)
+	return map[string]any{"kind": kind, "name": m.GetName(), "rv": m.GetResourceVersion(),
 		"initial": initial, "tombstone": tombstone}
+}
+
+func accessor(obj any) metav1.Object {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kinformer-clientgo-informer: %T: %v\n", obj, err)
+		os.Exit(1)
+	}
+	return m
+}
+
+func fail(err error) {
+	fmt.Fprintf(os.Stderr, "kinformer-clientgo-informer: %v\n", err)
+	os.Exit(1)
+}
+
+// factory is what the typed and the dynamic informer factories have in common.
+type factory interface {
+	Start(stop <-chan struct{})
+	Shutdown()
+}
+
+// newInformer returns the informer of resource in namespace, and the factory that runs it.
+func newInformer(resource, namespace string, typed kubernetes.Interface,
+	dyn dynamic.Interface) (cache.SharedIndexInformer, factory, error) {
+	switch resource {
+	case "configmaps", "pods":
+		f := informers.NewSharedInformerFactoryWithOptions(typed, 0, informers.WithNamespace(namespace))
+		if resource == "pods" {
+			return f.Core().V1().Pods().Informer(), f, nil
+		}
+		return f.Core().V1().ConfigMaps().Informer(), f, nil
+	}
+	parts := strings.Split(resource, "/")
+	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
+		return nil, nil, fmt.Errorf("--resource %q: want configmaps, pods or GROUP/VERSION/RESOURCE", resource)
+	}
+	f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, 0, namespace, nil)
+	gvr := schema.GroupVersionResource{Group: parts[0], Version: parts[1], Resource: parts[2]}
+	return f.ForResource(gvr).Informer(), f, nil
 }
 
 func main() {
 	kubeconfig := flag.String("kubeconfig", "", "kubeconfig file")
 	namespace := flag.String("namespace", "", "the namespace to watch")
+	resource := flag.String("resource", "configmaps",
+		"configmaps, pods, or GROUP/VERSION/RESOURCE of a custom resource")
 	flag.Parse()
 	if *kubeconfig == "" || *namespace == "" {
-		fmt.Fprintln(os.Stderr, "usage: kinformer-clientgo-informer --kubeconfig FILE --namespace NS")
+		fmt.Fprintln(os.Stderr, "usage: kinformer-clientgo-informer --kubeconfig FILE --namespace NS [--resource R]")
 		os.Exit(2)
 	}
 	config, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "kinformer-clientgo-informer: %v\n", err)
-		os.Exit(1)
+		fail(err)
 	}
 	config.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return recorder{rt} }
-	client, err := kubernetes.NewForConfig(config)
+	typed, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		fail(err)
+	}
+	dyn, err := dynamic.NewForConfig(config)
+	if err != nil {
+		fail(err)
+	}
+	informer, factory, err := newInformer(*resource, *namespace, typed, dyn)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "kinformer-clientgo-informer: %v\n", err)
-		os.Exit(1)
+		os.Exit(2)
 	}
-
-	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(*namespace))
-	informer := factory.Core().V1().ConfigMaps().Informer()
 	_, err = informer.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc:    func(obj any, initial bool) { emit(object("add", obj, initial)) },
 		UpdateFunc: func(_, obj any) { emit(object("update", obj, false)) },
 		DeleteFunc: func(obj any) { emit(object("delete", obj, false)) },
 	})
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "kinformer-clientgo-informer: %v\n", err)
-		os.Exit(1)
+		fail(err)
 	}
 	stop := make(chan struct{})
 	factory.Start(stop)
@@ -119,11 +172,11 @@ func main() {
 
 	items := informer.GetStore().List()
 	sort.Slice(items, func(i, j int) bool {
-		return items[i].(*corev1.ConfigMap).Name < items[j].(*corev1.ConfigMap).Name
+		return accessor(items[i]).GetName() < accessor(items[j]).GetName()
 	})
 	for _, item := range items {
-		cm := item.(*corev1.ConfigMap)
-		emit(map[string]any{"kind": "cache", "name": cm.Name, "rv": cm.ResourceVersion})
+		m := accessor(item)
+		emit(map[string]any{"kind": "cache", "name": m.GetName(), "rv": m.GetResourceVersion()})
 	}
 	emit(map[string]any{"kind": "end"})
 	close(stop)

@@ -3,6 +3,7 @@ package io.kinformer.client;
 import io.kinformer.time.Clock;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.Objects;
 import okhttp3.Authenticator;
@@ -53,6 +54,11 @@ final class AuthInterceptor implements Interceptor, Authenticator {
 
   /** The interceptor for a configuration, or null when it needs no header (none, client cert). */
   static @Nullable AuthInterceptor create(KubeConfig config, Clock clock) {
+    return create(config, clock, ClientOptions.defaults().execTimeout());
+  }
+
+  /** As above, giving an exec plugin at most {@code execTimeout} to answer. */
+  static @Nullable AuthInterceptor create(KubeConfig config, Clock clock, Duration execTimeout) {
     AuthConfig auth = config.auth();
     if (auth.tokenFile() != null) {
       // A token file wins over a static token, as in client-go's
@@ -73,9 +79,16 @@ final class AuthInterceptor implements Interceptor, Authenticator {
     }
     if (auth.exec() != null) {
       return new AuthInterceptor(
-          auth.origin(), null, new ExecCredentialPlugin(auth.exec(), config, clock));
+          auth.origin(), null, new ExecCredentialPlugin(auth.exec(), config, clock, execTimeout));
     }
     return null;
+  }
+
+  /** Ends a credential plugin that is running; later requests fail to get credentials. */
+  void close() {
+    if (tokens != null) {
+      tokens.close();
+    }
   }
 
   @Override

@@ -6,7 +6,7 @@ package io.kinformer.client;
  *
  * <p>Thread safety: implementations are thread-safe; every HTTP call asks for the token.
  */
-interface AuthTokenSource {
+interface AuthTokenSource extends AutoCloseable {
 
   /**
    * The token to send now.
@@ -23,4 +23,11 @@ interface AuthTokenSource {
    * @throws KubeConfigException if fetching fails
    */
   boolean refreshAfterUnauthorized(String rejected);
+
+  /**
+   * Releases what the source holds (ends a plugin that is running); later calls fail. Default:
+   * nothing to release.
+   */
+  @Override
+  default void close() {}
 }

@@ -24,10 +24,6 @@ import org.jspecify.annotations.Nullable;
  *     default 30 s; zero disables pings. Without pings a watch on a dead HTTP/2 connection still
  *     fails at its inactivity limit, but that only resets its stream: the next watch may be opened
  *     on the same dead connection until TCP gives up on it
- * @param maxRequests the dispatcher's limit on concurrent asynchronous calls; default 256. Every
- *     running watch holds one call
- * @param maxRequestsPerHost the same limit per host; default 256 (OkHttp's default of 5 would
- *     starve a factory with more than five informers)
  * @param clock the clock for token expiry and token-file re-reads ({@link Clock#system()} unless a
  *     test injects a fake)
  * @param decodeThreads how many threads (named {@code kinformer-decode-N}, created on demand and
@@ -38,15 +34,19 @@ import org.jspecify.annotations.Nullable;
  *     decoding (garbage collection and the JIT compiler already keep the second core busy while a
  *     large list is decoded); machines with idle cores may gain more: measure before turning them
  *     on (docs/benchmarks.md)
+ * @param execTimeout how long a kubeconfig's exec credential plugin ({@code user.exec}) may run
+ *     before it is killed and the request that needed it fails; default 60 s. client-go waits for
+ *     ever, and a plugin that hangs (waiting for a browser login, a network that does not answer)
+ *     would then stop every request of the client without a word; a plugin that gets a token
+ *     normally answers within a few seconds
  */
 public record ClientOptions(
     @Nullable String userAgentSuffix,
     Duration connectTimeout,
     Duration pingInterval,
-    int maxRequests,
-    int maxRequestsPerHost,
     Clock clock,
-    int decodeThreads) {
+    int decodeThreads,
+    Duration execTimeout) {
 
   /**
    * Validates the options.
@@ -57,18 +57,15 @@ public record ClientOptions(
     Objects.requireNonNull(connectTimeout, "connectTimeout");
     Objects.requireNonNull(pingInterval, "pingInterval");
     Objects.requireNonNull(clock, "clock");
+    Objects.requireNonNull(execTimeout, "execTimeout");
+    if (execTimeout.isNegative() || execTimeout.isZero()) {
+      throw new IllegalArgumentException("execTimeout must be positive: " + execTimeout);
+    }
     if (connectTimeout.isNegative() || connectTimeout.isZero()) {
       throw new IllegalArgumentException("connectTimeout must be positive: " + connectTimeout);
     }
     if (pingInterval.isNegative()) {
       throw new IllegalArgumentException("pingInterval must not be negative: " + pingInterval);
-    }
-    if (maxRequests < 1) {
-      throw new IllegalArgumentException("maxRequests must be at least 1: " + maxRequests);
-    }
-    if (maxRequestsPerHost < 1) {
-      throw new IllegalArgumentException(
-          "maxRequestsPerHost must be at least 1: " + maxRequestsPerHost);
     }
     if (decodeThreads < 0 || decodeThreads > MAX_DECODE_THREADS) {
       throw new IllegalArgumentException(
@@ -88,8 +85,8 @@ public record ClientOptions(
   }
 
   /**
-   * The defaults: no suffix, 10 s connect timeout, 30 s pings, 256 requests, system clock, no
-   * decode threads.
+   * The defaults: no suffix, 10 s connect timeout, 30 s pings, system clock, no
+   * decode threads, 60 s for an exec credential plugin.
    */
   public static ClientOptions defaults() {
     return builder().build();
@@ -106,10 +103,9 @@ public record ClientOptions(
     b.userAgentSuffix = userAgentSuffix;
     b.connectTimeout = connectTimeout;
     b.pingInterval = pingInterval;
-    b.maxRequests = maxRequests;
-    b.maxRequestsPerHost = maxRequestsPerHost;
     b.clock = clock;
     b.decodeThreads = decodeThreads;
+    b.execTimeout = execTimeout;
     return b;
   }
 
@@ -122,10 +118,9 @@ public record ClientOptions(
     private @Nullable String userAgentSuffix;
     private Duration connectTimeout = Duration.ofSeconds(10);
     private Duration pingInterval = Duration.ofSeconds(30);
-    private int maxRequests = 256;
-    private int maxRequestsPerHost = 256;
     private Clock clock = Clock.system();
     private int decodeThreads;
+    private Duration execTimeout = Duration.ofSeconds(60);
 
     private Builder() {}
 
@@ -147,18 +142,6 @@ public record ClientOptions(
       return this;
     }
 
-    /** The limit on concurrent asynchronous calls. */
-    public Builder maxRequests(int max) {
-      this.maxRequests = max;
-      return this;
-    }
-
-    /** The limit on concurrent asynchronous calls per host. */
-    public Builder maxRequestsPerHost(int max) {
-      this.maxRequestsPerHost = max;
-      return this;
-    }
-
     /** The clock for credential expiry and re-reads. */
     public Builder clock(Clock clock) {
       this.clock = clock;
@@ -174,6 +157,12 @@ public record ClientOptions(
       return this;
     }
 
+    /** How long an exec credential plugin may run before it is killed. */
+    public Builder execTimeout(Duration timeout) {
+      this.execTimeout = timeout;
+      return this;
+    }
+
     /**
      * Builds the options.
      *
@@ -181,8 +170,7 @@ public record ClientOptions(
      */
     public ClientOptions build() {
       return new ClientOptions(
-          userAgentSuffix, connectTimeout, pingInterval, maxRequests, maxRequestsPerHost, clock,
-          decodeThreads);
+          userAgentSuffix, connectTimeout, pingInterval, clock, decodeThreads, execTimeout);
     }
   }
 }

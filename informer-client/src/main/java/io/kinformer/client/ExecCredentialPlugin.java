@@ -3,6 +3,7 @@ package io.kinformer.client;
 import io.kinformer.time.Clock;
 import java.io.IOException;
 import java.io.InputStream;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
@@ -10,8 +11,12 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -42,6 +47,13 @@ import tools.jackson.databind.node.ObjectNode;
  *       ignored, with a WARN.
  * </ul>
  *
+ * <p>A plugin that has not finished within {@link ClientOptions#execTimeout()} (60 s by default;
+ * client-go waits for ever) is killed, with whatever it started, and logged at WARN; the request
+ * that needed it fails, so an informer reports it to its watch error handler and retries after its
+ * backoff. A plugin still running when the client is closed is killed by {@code close()}, and one
+ * still running when the JVM exits is killed by a shutdown hook, so that none outlives the
+ * process.
+ *
  * <p>Errors name the kubeconfig field and the command, include the {@code installHint} and never
  * the plugin's output (it holds the token).
  *
@@ -61,6 +73,10 @@ final class ExecCredentialPlugin implements AuthTokenSource {
   static final int MAX_OUTPUT_BYTES = 1024 * 1024;
 
   private final ReentrantLock lock = new ReentrantLock();
+  private final Duration timeout;
+  private volatile boolean closed;
+  /** The plugin run in progress, for close(). */
+  private volatile @Nullable Process running;
 
   // @GuardedBy("lock"): null until the first successful run.
   private @Nullable String token;
@@ -69,16 +85,35 @@ final class ExecCredentialPlugin implements AuthTokenSource {
   // @GuardedBy("lock")
   private boolean warnedAboutCertificate;
 
-  ExecCredentialPlugin(ExecConfig config, KubeConfig cluster, Clock clock) {
+  ExecCredentialPlugin(ExecConfig config, KubeConfig cluster, Clock clock, Duration timeout) {
     this.config = config;
     this.cluster = cluster;
     this.clock = clock;
+    this.timeout = timeout;
+  }
+
+  /** Kills a plugin that is running; later calls fail. */
+  @Override
+  public void close() {
+    closed = true;
+    Process p = running;
+    if (p != null) {
+      kill(p);
+    }
+  }
+
+  private void requireOpen() {
+    if (closed) {
+      throw new KubeConfigException(
+          config.origin() + ": exec: the client is closed; " + config.command() + " is not run");
+    }
   }
 
   @Override
   public String token() {
     lockInterruptibly();
     try {
+      requireOpen();
       if (token != null && (expiry == null || clock.now().isBefore(expiry))) {
         return token;
       }
@@ -92,6 +127,7 @@ final class ExecCredentialPlugin implements AuthTokenSource {
   public boolean refreshAfterUnauthorized(String rejected) {
     lockInterruptibly();
     try {
+      requireOpen();
       if (token != null && !token.equals(rejected)) {
         return true; // someone else rotated it already
       }
@@ -137,15 +173,27 @@ final class ExecCredentialPlugin implements AuthTokenSource {
               + " runnable (" + e.getClass().getSimpleName() + ")" + hint(),
           e);
     }
+    running = process;
+    LiveProcesses.add(process);
     try {
+      if (closed) {
+        kill(process); // closed between the check and the start
+      }
       // Nothing to say on stdin: the plugin is never interactive here.
       process.getOutputStream().close();
       // Read on a thread of its own, so that this thread waits interruptibly: a stream read
       // ignores interrupts, and a plugin that hangs would then pin this thread (and, through the
       // lock, every other caller) even while its reflector is being closed.
       CompletableFuture<byte[]> output = readOutput(process);
-      exit = process.waitFor();
-      stdout = output.get();
+      long deadline = System.nanoTime() + timeout.toNanos();
+      if (!process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+        throw timedOut(process);
+      }
+      // Its output may be held open by a process it started: wait for that only until the end.
+      stdout = output.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      exit = process.exitValue();
+    } catch (TimeoutException e) {
+      throw timedOut(process);
     } catch (IOException e) {
       kill(process);
       throw new KubeConfigException(
@@ -164,6 +212,13 @@ final class ExecCredentialPlugin implements AuthTokenSource {
       Thread.currentThread().interrupt();
       throw new KubeConfigException(
           config.origin() + ": exec: interrupted while waiting for " + config.command(), e);
+    } finally {
+      running = null;
+      LiveProcesses.remove(process);
+    }
+    if (closed) {
+      throw new KubeConfigException(config.origin() + ": exec: the client was closed while "
+          + config.command() + " ran; it was killed");
     }
     if (exit != 0) {
       throw new KubeConfigException(
@@ -194,6 +249,42 @@ final class ExecCredentialPlugin implements AuthTokenSource {
     reader.setDaemon(true);
     reader.start();
     return result;
+  }
+
+  /** Kills a plugin that ran out of time, and says so. */
+  private KubeConfigException timedOut(Process process) {
+    kill(process);
+    String message = config.origin() + ": exec: " + config.command() + " did not finish within "
+        + describe(timeout) + " and was killed; requests that need its credentials fail until"
+        + " it answers in time. Check that it runs without a terminal and can reach what it needs,"
+        + " or raise ClientOptions.execTimeout" + hint();
+    log.warn("{}", message);
+    return new KubeConfigException(message);
+  }
+
+  private static String describe(Duration d) {
+    return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+  }
+
+  /**
+   * The plugins running in this JVM, killed by a shutdown hook: a child process otherwise outlives
+   * the JVM that started it.
+   */
+  private static final class LiveProcesses {
+    private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
+
+    static {
+      Runtime.getRuntime().addShutdownHook(
+          new Thread(() -> LIVE.forEach(ExecCredentialPlugin::kill), "kinformer-exec-plugin-reaper"));
+    }
+
+    static void add(Process p) {
+      LIVE.add(p);
+    }
+
+    static void remove(Process p) {
+      LIVE.remove(p);
+    }
   }
 
   /** Ends the plugin and whatever it started, which could otherwise hold its output open. */

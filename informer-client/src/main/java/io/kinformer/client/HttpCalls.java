@@ -135,13 +135,14 @@ final class HttpCalls {
    * The list decoder for {@code type}: parallel when this has decode threads, else sequential.
    */
   <T extends HasMetadata> ListDecoder<T> listDecoder(
-      ResourceType<T> type) {
+      ResourceType<T> type, UndecodableObjects undecodable) {
     Executor executor = decodeExecutor;
     if (executor == null) {
-      ListCodec<T> codec = new ListCodec<>(reader(), type);
+      ListCodec<T> codec = new ListCodec<>(reader(), type, undecodable);
       return codec::decode;
     }
-    ParallelListCodec<T> codec = new ParallelListCodec<>(reader(), type, executor, decodeThreads);
+    ParallelListCodec<T> codec =
+        new ParallelListCodec<>(reader(), type, executor, decodeThreads, undecodable);
     return codec::decode;
   }
 

@@ -63,6 +63,7 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
   private final @Nullable ShardSelector shardSelector;
   private final UnaryOperator<ListOptions> tweak;
   private final HttpCalls.ListDecoder<T> listCodec;
+  private final UndecodableObjects undecodable;
   private final InFlightCalls inFlight = new InFlightCalls();
   /** Whether the fallback to client-side shard filtering was logged (once per lister-watcher). */
   private final AtomicBoolean fallbackLogged = new AtomicBoolean();
@@ -74,7 +75,8 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
       @Nullable String labelSelector,
       @Nullable String fieldSelector,
       @Nullable ShardSelector shardSelector,
-      UnaryOperator<ListOptions> tweak) {
+      UnaryOperator<ListOptions> tweak,
+      UndecodableObjects undecodable) {
     this.calls = Objects.requireNonNull(calls, "calls");
     this.type = Objects.requireNonNull(type, "type");
     this.namespace = type.namespaced() ? namespace : null;
@@ -82,7 +84,8 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
     this.fieldSelector = fieldSelector;
     this.shardSelector = shardSelector;
     this.tweak = Objects.requireNonNull(tweak, "tweak");
-    this.listCodec = calls.listDecoder(type);
+    this.undecodable = Objects.requireNonNull(undecodable, "undecodable");
+    this.listCodec = calls.listDecoder(type, undecodable);
   }
 
   /**
@@ -151,7 +154,8 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
     // The codec reads nothing until the first next(): this returns as soon as headers arrived.
     try {
       WatchCodec<T> codec =
-          new WatchCodec<>(opened.response().body().byteStream(), calls.reader(), type, what);
+          new WatchCodec<>(
+              opened.response().body().byteStream(), calls.reader(), type, what, undecodable);
       opened.guard().watch(codec::bytesRead);
       Watch<T> w = new HttpWatch<>(opened.call(), opened.response(), codec, opened.guard(), what);
       ShardSelector shard = parseShard(effective.shardSelector());

@@ -83,6 +83,7 @@ public final class KubeClient implements AutoCloseable {
   private final @Nullable ThreadPoolExecutor decodeExecutor;
   private final ThreadLocal<Boolean> onDispatcherThread = ThreadLocal.withInitial(() -> false);
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final @Nullable AuthInterceptor auth;
 
   private KubeClient(
       KubeConfig config, ClientOptions options, Function<String, @Nullable String> env) {
@@ -90,7 +91,9 @@ public final class KubeClient implements AutoCloseable {
     this.options = options;
     this.baseUrl = Objects.requireNonNull(HttpUrl.parse(config.server().toString()));
     TlsSetup tls = TlsSetup.create(config, options.clock());
-    AuthInterceptor auth = AuthInterceptor.create(config, options.clock());
+    AuthInterceptor auth =
+        AuthInterceptor.create(config, options.clock(), options.execTimeout());
+    this.auth = auth;
     this.dispatcherExecutor =
         new ThreadPoolExecutor(
             0,
@@ -101,9 +104,9 @@ public final class KubeClient implements AutoCloseable {
             threadFactory());
     this.decodeExecutor = options.decodeThreads() == 0 ? null : newDecodeExecutor(
         options.decodeThreads());
+    // Every call is synchronous (execute()), which the dispatcher tracks for cancelAll() but does
+    // not limit: a watch never waits behind its maxRequests(PerHost) (WatchConcurrencyTest).
     Dispatcher dispatcher = new Dispatcher(dispatcherExecutor);
-    dispatcher.setMaxRequests(options.maxRequests());
-    dispatcher.setMaxRequestsPerHost(options.maxRequestsPerHost());
     String userAgent = userAgent(options);
     OkHttpClient.Builder b =
         new OkHttpClient.Builder()
@@ -232,6 +235,9 @@ public final class KubeClient implements AutoCloseable {
   public void close() {
     if (!closed.compareAndSet(false, true)) {
       return;
+    }
+    if (auth != null) {
+      auth.close(); // first: a call waiting for a credential plugin holds a dispatcher thread
     }
     httpClient.dispatcher().cancelAll();
     dispatcherExecutor.shutdown();

@@ -11,14 +11,14 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.core.exc.JacksonIOException;
-import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.ObjectReader;
 
 /**
  * Decodes a list response ({@code {"kind":"PodList","metadata":{...},"items":[...]}}) straight from
  * the body with Jackson's streaming parser: each item is bound to the model class as the parser
  * reaches it, with no intermediate tree and no copy of the whole body. Fills in the items' {@code
- * kind} and {@code apiVersion}, which the server leaves out of typed lists.
+ * kind} and {@code apiVersion}, which the server leaves out of typed lists. An item that does not
+ * bind to its model class is skipped and reported ({@link ObjectBinder}); the others are returned.
  *
  * <p>Size: one item may take at most {@link #MAX_ITEM_BYTES} bytes of the body, and so may the
  * list's own fields before and after the items, enforced while reading by {@link
@@ -35,22 +35,35 @@ final class ListCodec<T extends HasMetadata> {
   static final long MAX_ITEM_BYTES = WatchCodec.MAX_EVENT_BYTES;
 
   private final ObjectReader itemReader;
+  private final ObjectBinder<T> binder;
+  private final UndecodableObjects undecodable;
   private final ResourceType<T> type;
   private final long maxItemBytes;
 
   ListCodec(ObjectReader reader, ResourceType<T> type) {
-    this(reader, type, MAX_ITEM_BYTES);
+    this(reader, type, UndecodableObjects.logOnly());
+  }
+
+  /** As above, reporting items that do not bind to {@code undecodable}. */
+  ListCodec(ObjectReader reader, ResourceType<T> type, UndecodableObjects undecodable) {
+    this(reader, type, undecodable, MAX_ITEM_BYTES);
   }
 
   /** As above, with another limit on the bytes of one item (tests). */
   ListCodec(ObjectReader reader, ResourceType<T> type, long maxItemBytes) {
+    this(reader, type, UndecodableObjects.logOnly(), maxItemBytes);
+  }
+
+  /** As above, with both. */
+  ListCodec(ObjectReader reader, ResourceType<T> type, UndecodableObjects undecodable,
+      long maxItemBytes) {
     if (maxItemBytes <= 0) {
       throw new IllegalArgumentException("maxItemBytes must be positive: " + maxItemBytes);
     }
     this.maxItemBytes = maxItemBytes;
-    // Items are read one by one from a parser that goes on: no trailing-token check per item.
-    this.itemReader = reader.forType(type.javaType())
-        .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    this.binder = new ObjectBinder<>(reader, type, undecodable);
+    this.itemReader = binder.reader();
+    this.undecodable = undecodable;
     this.type = type;
   }
 
@@ -93,6 +106,7 @@ final class ListCodec<T extends HasMetadata> {
     Long remaining = null;
     String shard = null;
     List<T> items = new ArrayList<>();
+    UndecodableObjects.Response skipped = undecodable.startResponse();
     for (String name = p.nextName(); name != null; name = p.nextName()) {
       JsonToken value = p.nextToken();
       switch (name) {
@@ -106,16 +120,18 @@ final class ListCodec<T extends HasMetadata> {
           remaining = meta.remainingItemCount();
           shard = meta.shardSelector();
         }
-        case "items" -> readItems(p, value, items, what, in);
+        case "items" -> readItems(p, value, items, what, in, skipped);
         default -> p.skipChildren();
       }
     }
+    skipped.end(type, what);
     return new ListResult<>(
         items, resourceVersion == null ? "" : resourceVersion, continueToken, remaining, shard);
   }
 
   private void readItems(
-      JsonParser p, JsonToken value, List<T> items, String what, CodecTailStream in) {
+      JsonParser p, JsonToken value, List<T> items, String what, CodecTailStream in,
+      ObjectBinder.Reporter skipped) {
     if (value == JsonToken.VALUE_NULL) {
       return;
     }
@@ -133,9 +149,10 @@ final class ListCodec<T extends HasMetadata> {
       if (t != JsonToken.START_OBJECT) {
         throw malformed(what, "an item is not an object but " + t, in, null);
       }
-      T item = itemReader.readValue(p);
-      type.fillTypeMeta(item);
-      items.add(item);
+      T item = binder.bind(p, what, skipped);
+      if (item != null) {
+        items.add(item);
+      }
     }
   }
 

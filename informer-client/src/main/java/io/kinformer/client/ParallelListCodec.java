@@ -21,7 +21,6 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
-import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.ObjectReader;
 
 /**
@@ -72,6 +71,9 @@ final class ParallelListCodec<T extends HasMetadata> {
   private static final int READ_BUFFER = 8000;
 
   private final ObjectReader itemReader;
+  private final ObjectBinder<T> binder;
+  /** Thread-safe: batches are bound on several threads, so skips are logged one by one. */
+  private final UndecodableObjects undecodable;
   private final ObjectReader plainReader;
   private final ResourceType<T> type;
   private final Executor executor;
@@ -98,14 +100,26 @@ final class ParallelListCodec<T extends HasMetadata> {
   /** As the main constructor, with a batch size and an item size limit (for tests). */
   ParallelListCodec(ObjectReader reader, ResourceType<T> type, Executor executor, int threads,
       int batchBytes, int maxItemBytes) {
+    this(reader, type, executor, threads, batchBytes, maxItemBytes, UndecodableObjects.logOnly());
+  }
+
+  /** As the main constructor, reporting items that do not bind to {@code undecodable}. */
+  ParallelListCodec(ObjectReader reader, ResourceType<T> type, Executor executor, int threads,
+      UndecodableObjects undecodable) {
+    this(reader, type, executor, threads, BATCH_BYTES, MAX_ITEM_BYTES, undecodable);
+  }
+
+  private ParallelListCodec(ObjectReader reader, ResourceType<T> type, Executor executor,
+      int threads, int batchBytes, int maxItemBytes, UndecodableObjects undecodable) {
     if (threads < 1) {
       throw new IllegalArgumentException("threads must be at least 1: " + threads);
     }
     if (batchBytes < 1) {
       throw new IllegalArgumentException("batchBytes must be at least 1: " + batchBytes);
     }
-    this.itemReader = reader.forType(type.javaType())
-        .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    this.binder = new ObjectBinder<>(reader, type, undecodable);
+    this.itemReader = binder.reader();
+    this.undecodable = undecodable;
     this.plainReader = reader;
     this.type = Objects.requireNonNull(type, "type");
     this.executor = Objects.requireNonNull(executor, "executor");
@@ -362,9 +376,10 @@ final class ParallelListCodec<T extends HasMetadata> {
           if (p.nextToken() != JsonToken.START_OBJECT) {
             throw itemMalformed(b, i, "an item is not a single JSON object", -1);
           }
-          T item = itemReader.readValue(p);
-          type.fillTypeMeta(item);
-          out.add(item);
+          T item = binder.bind(p, what, undecodable);
+          if (item != null) {
+            out.add(item);
+          }
         }
         if (p.nextToken() != null) {
           throw itemMalformed(b, b.count - 1, "an item is not a single JSON object", -1);

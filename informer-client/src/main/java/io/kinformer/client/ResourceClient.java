@@ -273,15 +273,20 @@ public final class ResourceClient<T extends HasMetadata> {
    * TweakListOptionsFunc}).
    */
   public ListerWatcher<T> listerWatcher(UnaryOperator<ListOptions> tweak) {
+    return listerWatcher(tweak, UndecodableObjects.logOnly());
+  }
+
+  /** As {@link #listerWatcher(UnaryOperator)}, reporting objects that do not bind. */
+  ListerWatcher<T> listerWatcher(UnaryOperator<ListOptions> tweak, UndecodableObjects undecodable) {
     return new HttpListerWatcher<>(
-        calls.forCache(), type, namespace, labelSelector, fieldSelector, shardSelector, tweak);
+        calls.forCache(), type, namespace, labelSelector, fieldSelector, shardSelector, tweak,
+        undecodable);
   }
 
   /** As {@link #listerWatcher()}, with objects decoded for the caller (modifiable). */
   private ListerWatcher<T> callerListerWatcher() {
-    return new HttpListerWatcher<>(
-        calls, type, namespace, labelSelector, fieldSelector, shardSelector,
-        UnaryOperator.identity());
+    return new HttpListerWatcher<>(calls, type, namespace, labelSelector, fieldSelector,
+        shardSelector, UnaryOperator.identity(), UndecodableObjects.logOnly());
   }
 
   /**

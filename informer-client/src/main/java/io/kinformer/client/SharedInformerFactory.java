@@ -6,6 +6,8 @@ import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
 import io.kinformer.cache.InformerMetricsProvider;
 import io.kinformer.cache.Informers;
 import io.kinformer.cache.LabelSelector;
+import io.kinformer.cache.ListerWatcher;
+import io.kinformer.cache.MultiNamespaceInformer;
 import io.kinformer.cache.ReflectorException;
 import io.kinformer.cache.SharedIndexInformer;
 import io.kinformer.cache.Transforms;
@@ -20,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -47,7 +50,14 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>Sharing: asking twice for the same resource with the same {@link InformerOptions} returns the
+ * <p>What each informer caches: {@link CacheOptions} per resource ({@link Builder#byObject},
+ * {@link Builder#byResource}) over the factory's defaults ({@link Builder#defaultCacheOptions}) say
+ * which namespaces, selectors, transform, resync period and page size it uses, as
+ * controller-runtime's {@code cache.Options{DefaultNamespaces, ByObject}}. An informer over
+ * several namespaces is a {@link MultiNamespaceInformer}: one watch per namespace behind one
+ * handle, with a merged cache, whose namespaces can change at run time.
+ *
+ * <p>Sharing: asking twice for the same resource with the same effective options returns the
  * same informer, so a process that needs pods in three places still holds one cache and one
  * watch. Informers of one factory share the client's HTTP connection pool (one HTTP/2 connection
  * carries all their watches when the server speaks HTTP/2) and one bounded pool of delivery
@@ -65,10 +75,8 @@ public final class SharedInformerFactory implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SharedInformerFactory.class);
 
   private final KubeClient client;
-  private final Duration defaultResync;
-  private final Map<GroupVersionResource, Duration> resyncByResource;
-  private final InformerOptions defaultOptions;
-  private final @Nullable UnaryOperator<HasMetadata> transform;
+  private final CacheOptions defaults;
+  private final Map<GroupVersionResource, CacheOptions> byResource;
   private final @Nullable WatchErrorHandler watchErrorHandler;
   private final Clock clock;
   private final Scheduler scheduler;
@@ -86,10 +94,8 @@ public final class SharedInformerFactory implements AutoCloseable {
 
   private SharedInformerFactory(Builder b) {
     this.client = b.client;
-    this.defaultResync = b.defaultResync;
-    this.resyncByResource = Map.copyOf(b.resyncByResource);
-    this.defaultOptions = b.defaultOptions;
-    this.transform = b.transform;
+    this.defaults = b.defaults;
+    this.byResource = Map.copyOf(b.byResource);
     this.watchErrorHandler =
         b.watchErrorHandler == null ? null : oneCallAtATime(b.watchErrorHandler);
     this.clock = b.clock;
@@ -184,14 +190,67 @@ public final class SharedInformerFactory implements AutoCloseable {
     }
   }
 
-  private record Key(ResourceType<?> type, InformerOptions options) {}
+  /**
+   * An informer's options once resolved: the resource's {@link CacheOptions} over the factory's
+   * defaults, and explicit {@link InformerOptions} over both. Informers are shared per resource and
+   * equal effective options.
+   *
+   * @param namespaces sorted; empty for all namespaces (and for cluster-scoped resources)
+   * @param multi whether the informer is a {@link MultiNamespaceInformer}
+   */
+  private record Effective(
+      List<String> namespaces,
+      @Nullable String labelSelector,
+      @Nullable String fieldSelector,
+      @Nullable UnaryOperator<HasMetadata> transform,
+      Duration resync,
+      long pageSize,
+      boolean multi) {}
 
-  /** The informer for a fabric8 model class, with the factory's default options. */
+  private record Key(ResourceType<?> type, Effective options) {}
+
+  /**
+   * The informer for a fabric8 model class, with the options configured for its resource ({@link
+   * Builder#byObject}, {@link Builder#byResource}) over the factory's defaults. With two or more
+   * namespaces it is a {@link MultiNamespaceInformer}.
+   */
   public <T extends HasMetadata> SharedIndexInformer<T> informerFor(Class<T> modelClass) {
-    return informerFor(ResourceType.of(modelClass), defaultOptions);
+    return informerFor(ResourceType.of(modelClass), null, false);
   }
 
-  /** The informer for a fabric8 model class, with the given options. */
+  /**
+   * The informer for a fabric8 model class over the namespaces configured for its resource, as a
+   * {@link MultiNamespaceInformer} whose namespaces can change at run time, even when one namespace
+   * is configured. With two or more namespaces it is the instance {@link #informerFor(Class)}
+   * returns.
+   *
+   * @throws IllegalArgumentException if no namespace is configured for the resource (all
+   *     namespaces), or it is cluster-scoped
+   * @throws IllegalStateException if the factory is closed
+   */
+  public <T extends HasMetadata> MultiNamespaceInformer<T> multiNamespaceInformerFor(
+      Class<T> modelClass) {
+    return (MultiNamespaceInformer<T>) informerFor(ResourceType.of(modelClass), null, true);
+  }
+
+  /**
+   * As {@link #multiNamespaceInformerFor(Class)}, for the dynamic informer of any resource.
+   *
+   * @throws io.kinformer.cache.ApiException if discovery fails or the server has no such resource
+   */
+  public MultiNamespaceInformer<GenericKubernetesResource> multiNamespaceInformerFor(
+      GroupVersionResource gvr) {
+    requireOpen(gvr);
+    Discovery.Resource r = discovery.resource(gvr);
+    return (MultiNamespaceInformer<GenericKubernetesResource>)
+        informerFor(ResourceType.dynamic(gvr, r.kind(), r.namespaced()), null, true);
+  }
+
+  /**
+   * The informer for a fabric8 model class in the namespace and with the selectors of {@code
+   * options} (which override the resource's {@link CacheOptions} for these); the transform, resync
+   * period and page size come from the resource's {@link CacheOptions} and the defaults.
+   */
   public <T extends HasMetadata> SharedIndexInformer<T> informerFor(
       Class<T> modelClass, InformerOptions options) {
     return informerFor(ResourceType.of(modelClass), options);
@@ -205,7 +264,9 @@ public final class SharedInformerFactory implements AutoCloseable {
    * @throws IllegalStateException if the factory is closed
    */
   public SharedIndexInformer<GenericKubernetesResource> informerFor(GroupVersionResource gvr) {
-    return informerFor(gvr, defaultOptions);
+    requireOpen(gvr);
+    Discovery.Resource r = discovery.resource(gvr);
+    return informerFor(ResourceType.dynamic(gvr, r.kind(), r.namespaced()), null, false);
   }
 
   /** As {@link #informerFor(GroupVersionResource)}, with the given options. */
@@ -221,7 +282,9 @@ public final class SharedInformerFactory implements AutoCloseable {
    * annotations, owners, resourceVersion...), which costs a fraction of the memory of full objects.
    */
   public SharedIndexInformer<PartialObjectMetadata> metadataInformerFor(GroupVersionResource gvr) {
-    return metadataInformerFor(gvr, defaultOptions);
+    requireOpen(gvr);
+    Discovery.Resource r = discovery.resource(gvr);
+    return informerFor(ResourceType.metadataOnly(gvr, r.kind(), r.namespaced()), null, false);
   }
 
   /** As {@link #metadataInformerFor(GroupVersionResource)}, with the given options. */
@@ -234,16 +297,20 @@ public final class SharedInformerFactory implements AutoCloseable {
 
   /**
    * The informer for any {@link ResourceType} and options: created on first request, the same
-   * instance afterwards.
+   * instance afterwards. {@code options} decide the namespace and selectors; the transform, resync
+   * period and page size come from the resource's {@link CacheOptions} and the defaults.
    *
    * @throws IllegalStateException if the factory is closed
    */
   public <T extends HasMetadata> SharedIndexInformer<T> informerFor(
       ResourceType<T> type, InformerOptions options) {
+    return informerFor(type, Objects.requireNonNull(options, "options"), false);
+  }
+
+  private <T extends HasMetadata> SharedIndexInformer<T> informerFor(
+      ResourceType<T> type, @Nullable InformerOptions explicit, boolean multiWanted) {
     Objects.requireNonNull(type, "type");
-    Objects.requireNonNull(options, "options");
-    InformerOptions effective =
-        type.namespaced() ? options : new InformerOptions(null, options.labelSelector(), options.fieldSelector());
+    Effective effective = resolve(type, explicit, multiWanted);
     Key key = new Key(type, effective);
     synchronized (lock) {
       if (closed) {
@@ -254,7 +321,12 @@ public final class SharedInformerFactory implements AutoCloseable {
       if (existing != null) {
         return existing;
       }
-      SharedIndexInformer<T> created = create(type, effective, uniqueNameLocked(type, effective));
+      String nsPart =
+          effective.multi()
+              ? "{" + String.join(",", effective.namespaces()) + "}"
+              : effective.namespaces().isEmpty() ? null : effective.namespaces().get(0);
+      SharedIndexInformer<T> created =
+          create(type, effective, uniqueNameLocked(informerName(type, nsPart, effective)));
       informers.put(key, created);
       return created;
     }
@@ -269,15 +341,80 @@ public final class SharedInformerFactory implements AutoCloseable {
     }
   }
 
+  /** The options of {@code type}'s informer: see {@link Effective}. */
+  private Effective resolve(
+      ResourceType<?> type, @Nullable InformerOptions explicit, boolean multiWanted) {
+    CacheOptions o = byResource.getOrDefault(type.gvr(), CacheOptions.unset()).orElse(defaults);
+    if (explicit != null) {
+      o =
+          o.toBuilder()
+              .namespaces(explicit.namespace() == null ? List.of() : List.of(explicit.namespace()))
+              .labelSelector(Objects.requireNonNullElse(explicit.labelSelector(), ""))
+              .fieldSelector(Objects.requireNonNullElse(explicit.fieldSelector(), ""))
+              .build();
+    }
+    List<String> namespaces =
+        type.namespaced() && o.namespaces() != null
+            ? List.copyOf(new TreeSet<>(o.namespaces()))
+            : List.of();
+    if (multiWanted && namespaces.isEmpty()) {
+      throw new IllegalArgumentException(
+          "no namespaces configured for "
+              + type.gvr()
+              + (type.namespaced() ? "" : " (cluster-scoped)")
+              + ": a multi-namespace informer needs CacheOptions.namespaces, set by"
+              + " defaultCacheOptions, byResource or byObject");
+    }
+    UnaryOperator<HasMetadata> transform =
+        o.transform() == UnaryOperator.<HasMetadata>identity() ? null : o.transform();
+    return new Effective(
+        namespaces,
+        emptyToNull(o.labelSelector()),
+        emptyToNull(o.fieldSelector()),
+        transform,
+        Objects.requireNonNullElse(o.resyncPeriod(), Duration.ZERO),
+        o.pageSize() == null ? -1 : o.pageSize(),
+        multiWanted || namespaces.size() > 1);
+  }
+
+  private static @Nullable String emptyToNull(@Nullable String s) {
+    return s == null || s.isEmpty() ? null : s;
+  }
+
   private <T extends HasMetadata> SharedIndexInformer<T> create(
-      ResourceType<T> type, InformerOptions options, String name) {
+      ResourceType<T> type, Effective options, String name) {
+    if (!options.multi()) {
+      String ns = options.namespaces().isEmpty() ? null : options.namespaces().get(0);
+      return createOne(type, options, ns, name);
+    }
+    MultiNamespaceInformer<T> informer =
+        MultiNamespaceInformer.create(
+            name, options.namespaces(), ns -> createPart(type, options, ns), deliveryExecutor);
+    log.debug("created informer {}", name);
+    return informer;
+  }
+
+  /** A namespace's informer of a multi-namespace informer, named as a one-namespace informer. */
+  private <T extends HasMetadata> SharedIndexInformer<T> createPart(
+      ResourceType<T> type, Effective options, String namespace) {
+    String name;
+    synchronized (lock) {
+      if (closed) {
+        throw new IllegalStateException("factory is closed: no informer for " + type);
+      }
+      name = uniqueNameLocked(informerName(type, namespace, options));
+    }
+    return createOne(type, options, namespace, name);
+  }
+
+  private <T extends HasMetadata> SharedIndexInformer<T> createOne(
+      ResourceType<T> type, Effective options, @Nullable String namespace, String name) {
     ResourceClient<T> resources = client.resources(type);
-    resources = options.namespace() != null ? resources.inNamespace(options.namespace()) : resources.inAnyNamespace();
+    resources = namespace != null ? resources.inNamespace(namespace) : resources.inAnyNamespace();
     resources = resources.withLabelSelector(options.labelSelector()).withFieldSelector(options.fieldSelector());
-    Duration resync = resyncByResource.getOrDefault(type.gvr(), defaultResync);
     SharedIndexInformer.Builder<T> builder =
-        SharedIndexInformer.builder(name, resources.listerWatcher())
-            .defaultResync(resync)
+        SharedIndexInformer.builder(name, listerWatcher(resources, type, name))
+            .defaultResync(options.resync())
             .clock(clock)
             .scheduler(scheduler)
             .deliveryExecutor(deliveryExecutor)
@@ -285,15 +422,14 @@ public final class SharedInformerFactory implements AutoCloseable {
             .backoff(backoff)
             .expectedKind(type.watchApiVersion(), type.watchKind());
     if (metrics != null) {
-      GroupVersionResource gvr = type.gvr();
-      builder.metrics(
-          metrics,
-          new InformerMetricsProvider.InformerId(
-              name, gvr.group(), gvr.version(), gvr.resource()));
+      builder.metrics(metrics, informerId(type, name));
+    }
+    if (options.pageSize() >= 0) {
+      builder.pageSize(options.pageSize());
     }
     SharedIndexInformer<T> informer = builder.build();
-    if (transform != null) {
-      UnaryOperator<HasMetadata> t = transform;
+    if (options.transform() != null) {
+      UnaryOperator<HasMetadata> t = options.transform();
       informer.setTransform(obj -> type.javaType().cast(t.apply(obj)));
     }
     if (watchErrorHandler != null) {
@@ -304,13 +440,29 @@ public final class SharedInformerFactory implements AutoCloseable {
   }
 
   /**
+   * The informer's list and watch: objects that do not bind to the model class are skipped with a
+   * WARN naming the informer, and counted in its metrics.
+   */
+  private <T extends HasMetadata> ListerWatcher<T> listerWatcher(
+      ResourceClient<T> resources, ResourceType<T> type, String name) {
+    InformerMetricsProvider.CounterMetric skipped = metrics == null
+        ? InformerMetricsProvider.NO_COUNTER
+        : metrics.newUndecodableObjectsMetric(informerId(type, name));
+    return resources.listerWatcher(UnaryOperator.identity(), new UndecodableObjects(name, skipped::inc));
+  }
+
+  private static InformerMetricsProvider.InformerId informerId(ResourceType<?> type, String name) {
+    GroupVersionResource gvr = type.gvr();
+    return new InformerMetricsProvider.InformerId(name, gvr.group(), gvr.version(), gvr.resource());
+  }
+
+  /**
    * The informer's name, unique in this factory: it keys {@link #informers()} and {@link
    * #waitForCacheSyncByInformer}, and names threads. A typed and a dynamic informer of the same
    * resource are told apart by {@code (dynamic)}; any other clash (two model classes of one
    * resource) by a {@code #N} suffix.
    */
-  private String uniqueNameLocked(ResourceType<?> type, InformerOptions o) {
-    String base = informerName(type, o);
+  private String uniqueNameLocked(String base) {
     String name = base;
     for (int n = 2; nameTakenLocked(name); n++) {
       name = base + "#" + n;
@@ -323,19 +475,31 @@ public final class SharedInformerFactory implements AutoCloseable {
       if (i.name().equals(name)) {
         return true;
       }
+      if (i instanceof MultiNamespaceInformer<?> m) {
+        for (String ns : m.namespaces()) {
+          if (m.informerFor(ns).map(p -> p.name().equals(name)).orElse(false)) {
+            return true;
+          }
+        }
+      }
     }
     return false;
   }
 
-  private static String informerName(ResourceType<?> type, InformerOptions o) {
+  /**
+   * {@code group/version/resource}, then {@code (metadata)} or {@code (dynamic)}, {@code @ns} (or
+   * {@code @{a,b}} for several), {@code [labels]} and <code>{fields}</code>.
+   */
+  private static String informerName(
+      ResourceType<?> type, @Nullable String namespaces, Effective o) {
     StringBuilder sb = new StringBuilder(type.gvr().toString());
     if (type.isMetadataOnly()) {
       sb.append("(metadata)");
     } else if (type.javaType() == GenericKubernetesResource.class) {
       sb.append("(dynamic)");
     }
-    if (o.namespace() != null) {
-      sb.append('@').append(o.namespace());
+    if (namespaces != null) {
+      sb.append('@').append(namespaces);
     }
     if (o.labelSelector() != null) {
       sb.append('[').append(o.labelSelector()).append(']');
@@ -463,10 +627,8 @@ public final class SharedInformerFactory implements AutoCloseable {
    */
   public static final class Builder {
     private final KubeClient client;
-    private Duration defaultResync = Duration.ZERO;
-    private final Map<GroupVersionResource, Duration> resyncByResource = new HashMap<>();
-    private InformerOptions defaultOptions = InformerOptions.all();
-    private @Nullable UnaryOperator<HasMetadata> transform;
+    private CacheOptions defaults = CacheOptions.unset();
+    private final Map<GroupVersionResource, CacheOptions> byResource = new HashMap<>();
     private @Nullable WatchErrorHandler watchErrorHandler;
     private Clock clock = Clock.system();
     private Scheduler scheduler = Scheduler.system();
@@ -478,22 +640,27 @@ public final class SharedInformerFactory implements AutoCloseable {
       this.client = Objects.requireNonNull(client, "client");
     }
 
-    /** The resync period of every informer's handlers by default. Default zero (none). */
+    /**
+     * The resync period of every informer's handlers by default (the default {@link
+     * CacheOptions#resyncPeriod()}). Default zero (none).
+     */
     public Builder defaultResync(Duration period) {
       if (period.isNegative()) {
         throw new IllegalArgumentException("resync period must not be negative: " + period);
       }
-      this.defaultResync = period;
+      this.defaults = defaults.toBuilder().resyncPeriod(period).build();
       return this;
     }
 
-    /** A resync period for one resource, overriding the default. */
+    /**
+     * A resync period for one resource, overriding the default (the same as {@link #byResource}
+     * with only {@link CacheOptions#resyncPeriod()} set).
+     */
     public Builder resync(GroupVersionResource gvr, Duration period) {
       if (period.isNegative()) {
         throw new IllegalArgumentException("resync period must not be negative: " + period);
       }
-      resyncByResource.put(Objects.requireNonNull(gvr, "gvr"), period);
-      return this;
+      return byResource(gvr, CacheOptions.builder().resyncPeriod(period).build());
     }
 
     /**
@@ -502,24 +669,73 @@ public final class SharedInformerFactory implements AutoCloseable {
      */
     public Builder namespace(String namespace) {
       Objects.requireNonNull(namespace, "namespace");
-      this.defaultOptions = new InformerOptions(namespace, defaultOptions.labelSelector(), defaultOptions.fieldSelector());
-      return this;
-    }
-
-    /** Informers requested without options use these. */
-    public Builder defaultOptions(InformerOptions options) {
-      this.defaultOptions = Objects.requireNonNull(options, "options");
+      this.defaults =
+          defaults.toBuilder()
+              .namespaces(namespace.isEmpty() ? List.of() : List.of(namespace))
+              .build();
       return this;
     }
 
     /**
+     * Informers requested without options use this namespace and these selectors by default (a
+     * resource's {@link #byResource} entry still overrides them).
+     */
+    public Builder defaultOptions(InformerOptions options) {
+      Objects.requireNonNull(options, "options");
+      this.defaults =
+          defaults.toBuilder()
+              .namespaces(options.namespace() == null ? List.of() : List.of(options.namespace()))
+              .labelSelector(Objects.requireNonNullElse(options.labelSelector(), ""))
+              .fieldSelector(Objects.requireNonNullElse(options.fieldSelector(), ""))
+              .build();
+      return this;
+    }
+
+    /**
+     * The factory-wide defaults of every resource's {@link CacheOptions} (controller-runtime's
+     * {@code DefaultNamespaces}, {@code DefaultLabelSelector}...): each field set in {@code
+     * options} replaces the default, fields it leaves unset keep theirs. {@link #defaultResync},
+     * {@link #namespace}, {@link #defaultOptions} and {@link #transform} set fields of the same
+     * defaults; the last call setting a field wins.
+     */
+    public Builder defaultCacheOptions(CacheOptions options) {
+      this.defaults = Objects.requireNonNull(options, "options").orElse(defaults);
+      return this;
+    }
+
+    /**
+     * Options for one resource (controller-runtime's {@code ByObject}): the fields {@code options}
+     * sets override the defaults for that resource's informers (typed, dynamic and metadata-only
+     * alike); fields it leaves unset fall back to {@link #defaultCacheOptions}. Calls for the same
+     * resource add up: a later call's set fields replace an earlier call's.
+     */
+    public Builder byResource(GroupVersionResource gvr, CacheOptions options) {
+      Objects.requireNonNull(gvr, "gvr");
+      Objects.requireNonNull(options, "options");
+      byResource.merge(gvr, options, (earlier, later) -> later.orElse(earlier));
+      return this;
+    }
+
+    /**
+     * As {@link #byResource}, for the resource of a fabric8 model class.
+     *
+     * @throws IllegalArgumentException if the class has no {@code @Group}/{@code @Version}
+     */
+    public Builder byObject(Class<? extends HasMetadata> modelClass, CacheOptions options) {
+      return byResource(ResourceType.of(modelClass).gvr(), options);
+    }
+
+    /**
      * A transform applied to every object of every informer before caching (see {@link
-     * SharedIndexInformer#setTransform}); e.g. {@link Transforms#stripManagedFields()}. Every
+     * SharedIndexInformer#setTransform}), unless a resource's {@link CacheOptions#transform()}
+     * replaces it; e.g. {@link Transforms#stripManagedFields()}. The default {@link
+     * CacheOptions#transform()}. Every
      * informer's reflector thread calls it, concurrently: it must be thread-safe (as client-go's
      * {@code WithTransform} function, shared the same way).
      */
     public Builder transform(UnaryOperator<HasMetadata> transform) {
-      this.transform = Objects.requireNonNull(transform, "transform");
+      Objects.requireNonNull(transform, "transform");
+      this.defaults = defaults.toBuilder().transform(transform).build();
       return this;
     }
 

@@ -62,6 +62,8 @@ final class WatchCodec<T extends HasMetadata> {
   private @Nullable JsonParser parser;
   private final CodecTailStream in;
   private final ObjectReader objectReader;
+  private final ObjectBinder<T> binder;
+  private final UndecodableObjects undecodable;
   private final ObjectReader statusReader;
   private final ResourceType<T> type;
   private final String what;
@@ -74,21 +76,34 @@ final class WatchCodec<T extends HasMetadata> {
    * @param what what is watched, for messages (method and URL without query)
    */
   WatchCodec(InputStream body, ObjectReader reader, ResourceType<T> type, String what) {
-    this(body, reader, type, what, MAX_EVENT_BYTES);
+    this(body, reader, type, what, UndecodableObjects.logOnly(), MAX_EVENT_BYTES);
+  }
+
+  /** As above, reporting objects that do not bind to {@code undecodable}. */
+  WatchCodec(InputStream body, ObjectReader reader, ResourceType<T> type, String what,
+      UndecodableObjects undecodable) {
+    this(body, reader, type, what, undecodable, MAX_EVENT_BYTES);
   }
 
   /** As above, with another limit on the bytes of one event (tests). */
   WatchCodec(
       InputStream body, ObjectReader reader, ResourceType<T> type, String what,
       long maxEventBytes) {
+    this(body, reader, type, what, UndecodableObjects.logOnly(), maxEventBytes);
+  }
+
+  /** As above, with both. */
+  WatchCodec(
+      InputStream body, ObjectReader reader, ResourceType<T> type, String what,
+      UndecodableObjects undecodable, long maxEventBytes) {
     if (maxEventBytes <= 0) {
       throw new IllegalArgumentException("maxEventBytes must be positive: " + maxEventBytes);
     }
     this.maxEventBytes = maxEventBytes;
     this.in = new CodecTailStream(body);
-    // Objects are read one by one from a parser that goes on: no trailing-token check per object.
-    this.objectReader = reader.forType(type.javaType())
-        .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    this.binder = new ObjectBinder<>(reader, type, undecodable);
+    this.objectReader = binder.reader();
+    this.undecodable = undecodable;
     this.statusReader = reader.forType(Status.class)
         .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     this.type = type;
@@ -107,19 +122,25 @@ final class WatchCodec<T extends HasMetadata> {
   @Nullable
   WatchEvent<T> next() {
     try {
-      // The event's budget starts where the previous event ended (blanks between events count).
-      in.limitFrom(parser == null ? 0 : parser.currentLocation().getByteOffset(), maxEventBytes);
-      if (parser == null) {
-        parser = objectReader.createParser(in);
+      while (true) {
+        // The event's budget starts where the previous one ended (blanks between events count).
+        in.limitFrom(parser == null ? 0 : parser.currentLocation().getByteOffset(), maxEventBytes);
+        if (parser == null) {
+          parser = objectReader.createParser(in);
+        }
+        JsonToken first = parser.nextToken();
+        if (first == null) {
+          return null;
+        }
+        if (first != JsonToken.START_OBJECT) {
+          throw malformed("an event is not a JSON object but starts with " + first, null);
+        }
+        WatchEvent<T> event = readEvent();
+        if (event != null) {
+          return event;
+        }
+        // An object that did not bind (reported): go on with the next event.
       }
-      JsonToken first = parser.nextToken();
-      if (first == null) {
-        return null;
-      }
-      if (first != JsonToken.START_OBJECT) {
-        throw malformed("an event is not a JSON object but starts with " + first, null);
-      }
-      return readEvent();
     } catch (JacksonException e) {
       // The refused read may reach us as an I/O failure or wrapped by databind.
       if (in.limitExceeded()) {
@@ -144,7 +165,8 @@ final class WatchCodec<T extends HasMetadata> {
     return e;
   }
 
-  private WatchEvent<T> readEvent() {
+  /** The event the parser is in, or null if its object did not bind and it was skipped. */
+  private @Nullable WatchEvent<T> readEvent() {
     JsonParser parser = this.parser;
     WatchEventType eventType = null;
     T object = null;
@@ -172,7 +194,7 @@ final class WatchCodec<T extends HasMetadata> {
         } else if (eventType == WatchEventType.ERROR) {
           error = readError(parser);
         } else {
-          object = readObject(parser);
+          object = readObject(parser, eventType);
         }
       } else {
         parser.skipChildren();
@@ -190,18 +212,23 @@ final class WatchCodec<T extends HasMetadata> {
         if (eventType == WatchEventType.ERROR) {
           error = readError(buffered);
         } else {
-          object = readObject(buffered);
+          object = readObject(buffered, eventType);
         }
       }
     }
-    return eventType == WatchEventType.ERROR ? WatchEvent.error(error) : WatchEvent.of(eventType,
-        object);
+    if (eventType == WatchEventType.ERROR) {
+      return WatchEvent.error(error);
+    }
+    return object == null ? null : WatchEvent.of(eventType, object);
   }
 
-  private T readObject(JsonParser p) {
-    T object = objectReader.readValue(p);
-    type.fillTypeMeta(object);
-    return object;
+  /**
+   * The event's object, or null if it did not bind; a deleted object that did not bind is kept as
+   * far as it was bound, so that the deletion reaches the cache ({@link ObjectBinder#bindDeleted}).
+   */
+  private @Nullable T readObject(JsonParser p, WatchEventType eventType) {
+    return eventType == WatchEventType.DELETED
+        ? binder.bindDeleted(p, what) : binder.bind(p, what, undecodable);
   }
 
   private ApiException readError(JsonParser p) {

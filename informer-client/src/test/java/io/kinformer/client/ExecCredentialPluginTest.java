@@ -3,6 +3,9 @@ package io.kinformer.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.kinformer.cache.ReflectorException;
+import io.kinformer.time.Backoff;
 import io.kinformer.time.FakeClock;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,6 +14,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -229,26 +233,120 @@ class ExecCredentialPluginTest {
     // A reflector being closed interrupts its thread; a hung plugin must not outlive that.
     try (KubeClient client = client(ExecConfig.V1, "hang", "")) {
       CompletableFuture<Throwable> failure = new CompletableFuture<>();
-      Thread caller = new Thread(() -> {
-        try {
-          KubeClientTest.get(client, "/api").close();
-          failure.complete(null);
-        } catch (Throwable t) {
-          failure.complete(t);
-        }
-      });
-      caller.start();
-      Path pidFile = dir.resolve("pid");
-      Awaitility.await().until(() -> Files.exists(pidFile) && !Files.readString(pidFile).isBlank());
-      long pid = Long.parseLong(Files.readString(pidFile).strip());
+      Thread caller = callInBackground(client, failure);
+      long pid = hangingPluginPid();
 
       caller.interrupt();
 
       assertThat(failure.get(10, TimeUnit.SECONDS))
           .isNotNull()
           .hasStackTraceContaining("interrupted while waiting for");
-      Awaitility.await().until(
-          () -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) == false);
+      awaitDead(pid);
+    }
+  }
+
+  /** Requests {@code /api} on a new thread, completing {@code failure} with what it threw. */
+  private static Thread callInBackground(KubeClient client, CompletableFuture<Throwable> failure) {
+    Thread caller = new Thread(() -> {
+      try {
+        KubeClientTest.get(client, "/api").close();
+        failure.complete(null);
+      } catch (Throwable t) {
+        failure.complete(t);
+      }
+    });
+    caller.start();
+    return caller;
+  }
+
+  /** Waits until the hanging plugin has written its pid, and returns it. */
+  private long hangingPluginPid() throws IOException {
+    Path pidFile = dir.resolve("pid");
+    Awaitility.await().until(() -> Files.exists(pidFile) && !Files.readString(pidFile).isBlank());
+    return Long.parseLong(Files.readString(pidFile).strip());
+  }
+
+  private static void awaitDead(long pid) {
+    Awaitility.await().atMost(Duration.ofSeconds(30)).until(
+        () -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) == false);
+  }
+
+  @Test
+  void request_whenPluginHangs_isKilledAfterTheTimeoutWithAWarn() throws Exception {
+    KubeConfig config = config(ExecConfig.V1, "hang", "", "./plugin.sh");
+    try (KubeClient client = KubeClient.create(config,
+        ClientOptions.builder().clock(clock).execTimeout(Duration.ofMillis(300)).build())) {
+      String[] log = new String[1];
+
+      log[0] = LogCapture.stderrOf(() -> assertThatThrownBy(
+              () -> KubeClientTest.get(client, "/api").close())
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("plugin.sh did not finish within 300 ms and was killed")
+          .hasMessageContaining("ClientOptions.execTimeout")
+          .hasMessageContaining(HINT));
+
+      assertThat(log[0]).contains("WARN").contains("did not finish within 300 ms");
+      awaitDead(hangingPluginPid());
+      assertThat(server.getRequestCount()).isZero();
+    }
+  }
+
+  @Test
+  void informer_whenPluginHangs_reportsTheTimeoutToItsWatchErrorHandler() throws Exception {
+    KubeConfig config = config(ExecConfig.V1, "hang", "", "./plugin.sh");
+    List<ReflectorException> errors = new CopyOnWriteArrayList<>();
+    String log = LogCapture.stderrOf(() -> {
+      try (KubeClient client = KubeClient.create(config,
+              ClientOptions.builder().execTimeout(Duration.ofMillis(200)).build());
+          SharedInformerFactory factory = SharedInformerFactory.builder(client)
+              .backoff(Backoff.Policy.exponential(Duration.ofMillis(10), Duration.ofMillis(10), 1,
+                  0, Duration.ofMinutes(1)))
+              .watchErrorHandler(errors::add)
+              .build()) {
+        factory.informerFor(ConfigMap.class);
+        factory.start();
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> errors.size() >= 2);
+        assertThat(factory.informers().values()).allMatch(i -> !i.hasSynced());
+      }
+    });
+
+    assertThat(errors.get(0)).hasStackTraceContaining("did not finish within 200 ms");
+    assertThat(log).contains("WARN").contains("did not finish within 200 ms");
+    assertThat(server.getRequestCount()).isZero();
+  }
+
+  @Test
+  void close_whilePluginHangs_killsItAndFailsTheRequest() throws Exception {
+    KubeClient client = client(ExecConfig.V1, "hang", "");
+    CompletableFuture<Throwable> failure = new CompletableFuture<>();
+    callInBackground(client, failure);
+    long pid = hangingPluginPid();
+
+    client.close();
+
+    awaitDead(pid);
+    assertThat(failure.get(30, TimeUnit.SECONDS)).isNotNull();
+    assertThatThrownBy(() -> KubeClientTest.get(client, "/api")).isNotNull();
+  }
+
+  @Test
+  void jvmExit_whilePluginHangs_killsIt() throws Exception {
+    config(ExecConfig.V1, "hang", "", "./plugin.sh");
+    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+    Process child = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
+        ExecPluginExitChild.class.getName(), dir.resolve("config").toString())
+        .redirectErrorStream(true)
+        .redirectOutput(dir.resolve("child-output").toFile())
+        .start();
+    try {
+      long pid = hangingPluginPid();
+      Files.writeString(dir.resolve("exit-now"), "");
+
+      assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(child.exitValue()).as(Files.readString(dir.resolve("child-output"))).isZero();
+      awaitDead(pid);
+    } finally {
+      child.destroyForcibly();
     }
   }
 

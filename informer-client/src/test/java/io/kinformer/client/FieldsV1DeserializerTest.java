@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -275,8 +276,22 @@ class FieldsV1DeserializerTest {
             "#"),
         new BadCase("missing colon", pod.replace("\"f:app\":{}", "\"f:app\" {}"), false,
             "colon"),
-        new BadCase("unclosed array", pod.replace("[1,2]}", "[1,2}"), false, "close marker"),
-        new BadCase("not an object", realisticPodWith("[\"f:metadata\"]"), false, "FieldsV1"));
+        new BadCase("unclosed array", pod.replace("[1,2]}", "[1,2}"), false, "close marker"));
+  }
+
+  @Test
+  void listCodec_fieldsV1NotAnObject_skipsTheItemAsUndecodable() throws Exception {
+    String body = "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"5\"},\"items\":["
+        + realisticPodWith("[\"f:metadata\"]") + "," + realisticPodWith("{\"f:spec\":{}}") + "]}";
+    AtomicInteger skipped = new AtomicInteger();
+    ListCodec<Pod> codec = new ListCodec<>(Codecs.newCacheMapper().reader(),
+        ResourceType.of(Pod.class), new UndecodableObjects("test", skipped::incrementAndGet));
+
+    String log = LogCapture.stderrOf(() -> assertThat(
+        codec.decode(stream(body), "GET http://test/api/v1/pods").items()).hasSize(1));
+
+    assertThat(skipped).hasValue(1);
+    assertThat(log).contains("metadata.managedFields[0].fieldsV1");
   }
 
   @ParameterizedTest(name = "{0}")

@@ -126,8 +126,6 @@ class KubeClientTest {
             ClientOptions.builder().connectTimeout(Duration.ofSeconds(3)).build())) {
       OkHttpClient http = client.httpClient();
 
-      assertThat(http.dispatcher().getMaxRequestsPerHost()).isEqualTo(256);
-      assertThat(http.dispatcher().getMaxRequests()).isEqualTo(256);
       assertThat(http.readTimeoutMillis()).isZero();
       assertThat(http.connectTimeoutMillis()).isEqualTo(3000);
       assertThat(http.pingIntervalMillis()).isEqualTo(30_000);

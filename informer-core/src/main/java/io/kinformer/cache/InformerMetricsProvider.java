@@ -14,6 +14,10 @@ import java.util.Objects;
  *       (its last 15 digits, as client-go).
  * </ul>
  *
+ * <p>and one of kinformer's own, which client-go does not have (a Go client binds untyped objects
+ * or fails the whole watch): {@code informer_undecodable_objects_total} (counter), the listed or
+ * watched objects skipped because they did not bind to their Java model class.
+ *
  * each labelled {@code name}, {@code group}, {@code version}, {@code resource} from the {@link
  * InformerId}. As in client-go, an informer publishes metrics only when it is given an identity
  * ({@link SharedIndexInformer.Builder#metrics}), whose name must then be unique in the process
@@ -37,6 +41,14 @@ public interface InformerMetricsProvider {
 
   /** {@code informer_store_resource_version} for {@code id}. */
   GaugeMetric newStoreResourceVersionMetric(InformerId id);
+
+  /**
+   * {@code informer_undecodable_objects_total} for {@code id}: counts objects skipped because
+   * they did not bind to the model class. Default: records nothing.
+   */
+  default CounterMetric newUndecodableObjectsMetric(InformerId id) {
+    return NO_COUNTER;
+  }
 
   /**
    * Who an informer is, for its metrics' labels (client-go's {@code InformerNameAndResource}).
@@ -83,8 +95,22 @@ public interface InformerMetricsProvider {
     void observe(double value);
   }
 
+  /**
+   * A count that goes up.
+   *
+   * <p>Thread safety: implementations must be thread-safe.
+   */
+  @FunctionalInterface
+  interface CounterMetric {
+    /** Adds one. */
+    void inc();
+  }
+
   /** The metric that records nothing. */
   GaugeMetric NO_GAUGE = v -> {};
+
+  /** The metric that records nothing. */
+  CounterMetric NO_COUNTER = () -> {};
 
   /** The metric that records nothing. */
   HistogramMetric NO_HISTOGRAM = v -> {};

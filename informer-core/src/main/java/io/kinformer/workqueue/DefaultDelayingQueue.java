@@ -169,7 +169,7 @@ final class DefaultDelayingQueue<T> implements DelayingQueue<T> {
       return null;
     }
     WakeUp replaced = current;
-    WakeUp next = new WakeUp(at);
+    WakeUp next = new WakeUp(at, this::wakeUp, "delaying-queue wake-up");
     current = next;
     return new Plan(replaced, next, Duration.ofNanos(delay));
   }
@@ -281,61 +281,6 @@ final class DefaultDelayingQueue<T> implements DelayingQueue<T> {
         return d < 0 ? -1 : 1;
       }
       return Long.compare(seq, o.seq);
-    }
-  }
-
-  /**
-   * One scheduled wake-up. Its scheduler handle arrives after it is scheduled (outside our lock),
-   * so a cancel that comes first is remembered and applied when the handle arrives.
-   */
-  private final class WakeUp implements Runnable {
-    final long at;
-    private final ReentrantLock handleLock = new ReentrantLock();
-    // @GuardedBy("handleLock")
-    private @Nullable Cancellable handle;
-    // @GuardedBy("handleLock")
-    private boolean cancelled;
-
-    WakeUp(long at) {
-      this.at = at;
-    }
-
-    @Override
-    public void run() {
-      wakeUp(this);
-    }
-
-    void scheduled(Cancellable h) {
-      boolean cancelNow;
-      handleLock.lock();
-      try {
-        handle = h;
-        cancelNow = cancelled;
-      } finally {
-        handleLock.unlock();
-      }
-      if (cancelNow) {
-        h.cancel();
-      }
-    }
-
-    void cancel() {
-      Cancellable h;
-      handleLock.lock();
-      try {
-        cancelled = true;
-        h = handle;
-      } finally {
-        handleLock.unlock();
-      }
-      if (h != null) {
-        h.cancel();
-      }
-    }
-
-    @Override
-    public String toString() {
-      return "delaying-queue wake-up";
     }
   }
 

@@ -1,21 +1,15 @@
 package io.kinformer.workqueue;
 
-import io.kinformer.time.Cancellable;
 import io.kinformer.time.Clock;
-import io.kinformer.time.Scheduler;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The FIFO work queue, ported from client-go's {@code util/workqueue/queue.go} ({@code Typed}).
@@ -25,20 +19,17 @@ import org.slf4j.LoggerFactory;
  * the same condition, yet queuing an item may {@code signal()} a single waiter: getters only wait
  * while the queue is not shutting down, and drainers only wait once it is, so the two never wait at
  * the same time. Threads: none of its own; the periodic unfinished-work metrics update runs on the
- * injected {@link Scheduler} (only when metrics are enabled). Metric objects are called after the
- * lock is released, with values computed under it.
+ * injected {@link io.kinformer.time.Scheduler} (only when metrics are enabled). Metric objects are
+ * called after the lock is released, with values computed under it.
  */
 final class DefaultWorkQueue<T> implements WorkQueue<T> {
-
-  private static final Logger log = LoggerFactory.getLogger(DefaultWorkQueue.class);
 
   /** client-go's {@code defaultUnfinishedWorkUpdatePeriod}. */
   static final Duration UNFINISHED_WORK_UPDATE_PERIOD = Duration.ofMillis(500);
 
   private final String name;
   private final Clock clock;
-  private final Scheduler scheduler;
-  private final @Nullable Metrics metrics;
+  private final @Nullable QueueMetrics<MetricsProvider.GaugeMetric> metrics;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
@@ -55,21 +46,23 @@ final class DefaultWorkQueue<T> implements WorkQueue<T> {
   private boolean shuttingDown;
   // @GuardedBy("lock"): whether a shutDownWithDrain() is waiting; shutDown() clears it.
   private boolean drain;
-  // @GuardedBy("lock"): the pending unfinished-work update, null until the first add.
-  private @Nullable Cancellable metricsUpdate;
 
   DefaultWorkQueue(QueueOptions options) {
     this.name = options.name();
     this.clock = options.clock();
-    this.scheduler = options.scheduler();
-    this.metrics = options.metricsEnabled() ? new Metrics(options) : null;
+    this.metrics =
+        options.metricsEnabled()
+            ? new QueueMetrics<>(
+                options,
+                options.metricsProvider().newDepthMetric(options.name()),
+                this::sampleUnfinishedWork)
+            : null;
   }
 
   @Override
   public void add(T item) {
     Objects.requireNonNull(item, "item");
     boolean counted;
-    boolean startMetricsUpdates = false;
     lock.lock();
     try {
       if (shuttingDown || dirty.contains(item)) {
@@ -79,10 +72,6 @@ final class DefaultWorkQueue<T> implements WorkQueue<T> {
       counted = metrics != null;
       if (metrics != null) {
         metrics.addTimes.putIfAbsent(item, clock.nanoTime());
-        startMetricsUpdates = metricsUpdate == null;
-        if (startMetricsUpdates) {
-          metricsUpdate = () -> {};
-        }
       }
       if (!processing.contains(item)) {
         queue.addLast(item);
@@ -94,9 +83,7 @@ final class DefaultWorkQueue<T> implements WorkQueue<T> {
     if (counted) {
       metrics.adds.inc();
       metrics.depth.inc();
-    }
-    if (startMetricsUpdates) {
-      scheduleMetricsUpdate();
+      metrics.startUpdates();
     }
   }
 
@@ -130,7 +117,7 @@ final class DefaultWorkQueue<T> implements WorkQueue<T> {
         metrics.processingStartTimes.put(item, now);
         Long added = metrics.addTimes.remove(item);
         if (added != null) {
-          latencySeconds = seconds(now - added);
+          latencySeconds = QueueMetrics.seconds(now - added);
         }
       }
     } finally {
@@ -154,7 +141,7 @@ final class DefaultWorkQueue<T> implements WorkQueue<T> {
       if (metrics != null) {
         Long started = metrics.processingStartTimes.remove(item);
         if (started != null) {
-          workSeconds = seconds(clock.nanoTime() - started);
+          workSeconds = QueueMetrics.seconds(clock.nanoTime() - started);
         }
       }
       processing.remove(item);
@@ -178,35 +165,31 @@ final class DefaultWorkQueue<T> implements WorkQueue<T> {
 
   @Override
   public void shutDown() {
-    Cancellable update;
     lock.lock();
     try {
       drain = false;
       shuttingDown = true;
       changed.signalAll();
-      update = metricsUpdate;
     } finally {
       lock.unlock();
     }
-    if (update != null) {
-      update.cancel();
+    if (metrics != null) {
+      metrics.stopUpdates();
     }
   }
 
   @Override
   public void shutDownWithDrain() throws InterruptedException {
-    Cancellable update;
     lock.lock();
     try {
       drain = true;
       shuttingDown = true;
       changed.signalAll();
-      update = metricsUpdate;
     } finally {
       lock.unlock();
     }
-    if (update != null) {
-      update.cancel();
+    if (metrics != null) {
+      metrics.stopUpdates();
     }
     lock.lockInterruptibly();
     try {
@@ -258,81 +241,15 @@ final class DefaultWorkQueue<T> implements WorkQueue<T> {
     }
   }
 
-  private void scheduleMetricsUpdate() {
-    Cancellable next =
-        scheduler.schedule(this::updateUnfinishedWork, UNFINISHED_WORK_UPDATE_PERIOD);
-    boolean stale;
+  /** The ages of the items in processing, for the periodic metrics update; null once shut down. */
+  private double @Nullable [] sampleUnfinishedWork() {
+    QueueMetrics<?> m = Objects.requireNonNull(metrics);
     lock.lock();
     try {
-      stale = shuttingDown;
-      if (!stale) {
-        metricsUpdate = next;
-      }
+      return shuttingDown ? null : m.unfinishedWorkLocked(clock.nanoTime());
     } finally {
       lock.unlock();
     }
-    if (stale) {
-      next.cancel();
-    }
   }
 
-  /** client-go's {@code updateUnfinishedWork}: runs on the scheduler every 500 ms. */
-  private void updateUnfinishedWork() {
-    Metrics m = Objects.requireNonNull(metrics);
-    double total = 0;
-    double oldest = 0;
-    lock.lock();
-    try {
-      if (shuttingDown) {
-        return;
-      }
-      long now = clock.nanoTime();
-      for (long started : m.processingStartTimes.values()) {
-        double age = seconds(now - started);
-        total += age;
-        oldest = Math.max(oldest, age);
-      }
-    } finally {
-      lock.unlock();
-    }
-    try {
-      m.unfinishedWorkSeconds.set(total);
-      m.longestRunningProcessor.set(oldest);
-    } catch (RuntimeException e) {
-      log.warn("Metrics update of work queue {} threw; will retry next period", name, e);
-    }
-    scheduleMetricsUpdate();
-  }
-
-  private static double seconds(long nanos) {
-    return nanos / 1e9;
-  }
-
-  /** The metric objects and the timestamps they need; the maps are guarded by the queue's lock. */
-  private static final class Metrics {
-    final MetricsProvider.GaugeMetric depth;
-    final MetricsProvider.CounterMetric adds;
-    final MetricsProvider.HistogramMetric latency;
-    final MetricsProvider.HistogramMetric workDuration;
-    final MetricsProvider.SettableGaugeMetric unfinishedWorkSeconds;
-    final MetricsProvider.SettableGaugeMetric longestRunningProcessor;
-    // @GuardedBy("lock"): when each dirty item not yet handed out was first added.
-    final Map<Object, Long> addTimes = new HashMap<>();
-    // @GuardedBy("lock"): when each item being processed was handed out.
-    final Map<Object, Long> processingStartTimes = new HashMap<>();
-
-    Metrics(QueueOptions options) {
-      MetricsProvider p = options.metricsProvider();
-      String n = options.name();
-      depth = Objects.requireNonNull(p.newDepthMetric(n), "depth metric");
-      adds = Objects.requireNonNull(p.newAddsMetric(n), "adds metric");
-      latency = Objects.requireNonNull(p.newLatencyMetric(n), "latency metric");
-      workDuration = Objects.requireNonNull(p.newWorkDurationMetric(n), "work duration metric");
-      unfinishedWorkSeconds =
-          Objects.requireNonNull(p.newUnfinishedWorkSecondsMetric(n), "unfinished work metric");
-      longestRunningProcessor =
-          Objects.requireNonNull(
-              p.newLongestRunningProcessorSecondsMetric(n), "longest running metric");
-    }
-  }
 }

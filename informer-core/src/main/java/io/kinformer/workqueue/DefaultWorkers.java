@@ -17,6 +17,9 @@ final class DefaultWorkers<T> implements Workers {
 
   private static final Logger log = LoggerFactory.getLogger(DefaultWorkers.class);
 
+  private static final PriorityQueue.AddOptions RATE_LIMITED =
+      PriorityQueue.AddOptions.defaults().withRateLimited(true);
+
   private enum State {
     /** Built, no thread started. */
     NEW,
@@ -124,13 +127,13 @@ final class DefaultWorkers<T> implements Workers {
    */
   private void runWorker() {
     while (true) {
-      Optional<T> next;
+      Optional<PriorityQueue.Prioritized<T>> next;
       try {
         if (Thread.interrupted()) {
           log.debug("Worker {} of workers={}: cleared a stray interrupt",
               Thread.currentThread().getName(), name);
         }
-        next = queue.get();
+        next = take();
       } catch (InterruptedException e) {
         log.warn(
             "Worker {} of workers={} was interrupted while waiting; workers stop only when closed,"
@@ -142,9 +145,10 @@ final class DefaultWorkers<T> implements Workers {
       if (next.isEmpty()) {
         return;
       }
-      T key = next.get();
+      T key = next.get().item();
+      int priority = next.get().priority();
       try {
-        processOne(key);
+        processOne(key, priority);
       } catch (Throwable t) {
         // From the queue's rate limiter or a metric (user code): the key is still marked done
         // below, and this worker goes on.
@@ -159,7 +163,26 @@ final class DefaultWorkers<T> implements Workers {
     }
   }
 
-  private void processOne(T key) {
+  /** The next key, with its priority if the queue is a {@link PriorityQueue} (else 0). */
+  private Optional<PriorityQueue.Prioritized<T>> take() throws InterruptedException {
+    if (queue instanceof PriorityQueue<T> pq) {
+      return pq.getWithPriority();
+    }
+    return queue.get().map(key -> new PriorityQueue.Prioritized<>(key, 0));
+  }
+
+  /** Requeues {@code key} at the priority it was handed out with, as controller-runtime does. */
+  private void requeue(T key, int priority, PriorityQueue.AddOptions options) {
+    if (queue instanceof PriorityQueue<T> pq) {
+      pq.add(key, options.withPriority(priority));
+    } else if (options.rateLimited()) {
+      queue.addRateLimited(key);
+    } else {
+      queue.addAfter(key, options.after());
+    }
+  }
+
+  private void processOne(T key, int priority) {
     Reconciler.Result result;
     try {
       result = reconciler.reconcile(key);
@@ -168,7 +191,7 @@ final class DefaultWorkers<T> implements Workers {
       }
     } catch (Exception e) {
       // InterruptedException included: a stray interrupt (see runWorker), a failure like any.
-      queue.addRateLimited(key);
+      requeue(key, priority, RATE_LIMITED);
       log.warn(
           "Reconcile failed; retrying with rate limit workers={} key={} requeues={}",
           name,
@@ -180,7 +203,7 @@ final class DefaultWorkers<T> implements Workers {
       // An Error (an AssertionError, a StackOverflowError, a class that failed to initialize):
       // as controller-runtime does with a panic, log it and retry the key; ending the thread
       // would drop the key and leave the controller with one worker fewer, silently.
-      queue.addRateLimited(key);
+      requeue(key, priority, RATE_LIMITED);
       log.error(
           "Reconcile threw {}; retrying with rate limit workers={} key={} requeues={}",
           t.getClass().getName(),
@@ -195,11 +218,11 @@ final class DefaultWorkers<T> implements Workers {
         queue.forget(key);
         break;
       case REQUEUE:
-        queue.addRateLimited(key);
+        requeue(key, priority, RATE_LIMITED);
         break;
       case REQUEUE_AFTER:
         queue.forget(key);
-        queue.addAfter(key, result.delay());
+        requeue(key, priority, PriorityQueue.AddOptions.defaults().withAfter(result.delay()));
         break;
       default:
         throw new IllegalStateException("Invalid reconcile action: " + result.action());

@@ -9,6 +9,8 @@ package io.kinformer.workqueue;
  *
  * <ul>
  *   <li>{@code depth}: items added and not yet handed out by {@code get} (up on add, down on get).
+ *       A {@link PriorityQueue} reports it per priority, through {@link
+ *       #newDepthMetricWithPriority}.
  *   <li>{@code adds}: items accepted by {@code add} (a duplicate of a queued item is not counted;
  *       an item added while it is processed is).
  *   <li>{@code latency}: per item, the time from being added to being handed out.
@@ -17,7 +19,9 @@ package io.kinformer.workqueue;
  *       longestRunningProcessorSeconds} the largest such age; both are set every 500 ms by a task
  *       on the queue's {@link io.kinformer.time.Scheduler} (started by the first add and stopped by
  *       shutdown), so that stuck workers are visible.
- *   <li>{@code retries}: calls to {@code addAfter}/{@code addRateLimited} (delaying queues only).
+ *   <li>{@code retries}: calls to {@code addAfter}/{@code addRateLimited} (delaying queues only;
+ *       a {@link PriorityQueue} counts, as controller-runtime does, the adds that end up with a
+ *       positive delay).
  * </ul>
  *
  * <p>Module {@code informer-micrometer}'s {@code io.kinformer.micrometer.MicrometerMetrics}
@@ -35,6 +39,28 @@ public interface MetricsProvider {
   /** The gauge of items waiting to be handed out. */
   default GaugeMetric newDepthMetric(String name) {
     return NoopMetrics.INSTANCE;
+  }
+
+  /**
+   * The gauge of items waiting to be handed out, per priority (controller-runtime's {@code
+   * MetricsProviderWithPriority}); used by {@link PriorityQueue} instead of {@link
+   * #newDepthMetric}. The default passes every change on to {@link #newDepthMetric(String)}
+   * without the priority, so a provider that does not label by priority still shows one depth per
+   * queue, the sum over its priorities.
+   */
+  default DepthMetricWithPriority newDepthMetricWithPriority(String name) {
+    GaugeMetric depth = newDepthMetric(name);
+    return new DepthMetricWithPriority() {
+      @Override
+      public void inc(int priority) {
+        depth.inc();
+      }
+
+      @Override
+      public void dec(int priority) {
+        depth.dec();
+      }
+    };
   }
 
   /** The counter of accepted adds. */
@@ -83,6 +109,20 @@ public interface MetricsProvider {
 
     /** Subtracts one. */
     void dec();
+  }
+
+  /**
+   * A value per priority that goes up and down by one (controller-runtime's {@code
+   * DepthMetricWithPriority}).
+   *
+   * <p>Thread safety: implementations must be thread-safe.
+   */
+  interface DepthMetricWithPriority {
+    /** Adds one to the value of {@code priority}. */
+    void inc(int priority);
+
+    /** Subtracts one from the value of {@code priority}. */
+    void dec(int priority);
   }
 
   /**

@@ -13,6 +13,10 @@ import java.util.concurrent.ThreadFactory;
  * an exception (logged at WARN with the key and stack trace), or what the {@link Reconciler.Result}
  * asks for → {@code done}. It stops when {@code get} reports the queue shut down.
  *
+ * <p>With a {@link PriorityQueue}, workers take keys with {@link PriorityQueue#getWithPriority()}
+ * and requeue a key (after a failure, a {@code requeue} or a {@code requeueAfter}) at the
+ * priority it was handed out with, as controller-runtime does.
+ *
  * <pre>{@code
  * RateLimitingQueue<String> queue =
  *     RateLimitingQueue.create(RateLimiters.defaultControllerRateLimiter());

@@ -16,7 +16,10 @@
  * <p>Start with {@link io.kinformer.workqueue.RateLimitingQueue#create(RateLimiter, QueueOptions)}
  * and {@link io.kinformer.workqueue.RateLimiters#defaultControllerRateLimiter()}, and drain the
  * queue with {@link io.kinformer.workqueue.Workers}: docs/work-queues.md shows the whole controller
- * loop.
+ * loop. {@link io.kinformer.workqueue.PriorityQueue} (controller-runtime's priority queue) hands out
+ * the highest priority first, FIFO within a priority, and {@link
+ * io.kinformer.workqueue.PriorityEnqueueHandler} queues the keys of initial lists and resyncs at low
+ * priority, so that real changes go first.
  *
  * <p>Items are compared with {@code equals}/{@code hashCode} (client-go requires {@code
  * comparable}): use immutable values such as {@code "namespace/name"} keys, never mutable objects.

@@ -18,11 +18,13 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Producers calling addAfter with short random delays on the real scheduler, while workers drain:
- * every key comes out after its last add, none twice at once, and wake-ups never get lost.
+ * every key comes out after its last add, none twice at once, and wake-ups never get lost. The
+ * same runs on a {@link PriorityQueue}, with random priorities too.
  */
 class DelayingQueueConcurrencyTest {
 
-  record Case(String name, int producers, int addsPerProducer, int keys, int workers) {
+  record Case(
+      String name, int producers, int addsPerProducer, int keys, int workers, boolean priorities) {
     @Override
     public String toString() {
       return name;
@@ -30,11 +32,15 @@ class DelayingQueueConcurrencyTest {
   }
 
   static Stream<Case> modest() {
-    return Stream.of(new Case("modest", 4, 500, 100, 4));
+    return Stream.of(
+        new Case("modest", 4, 500, 100, 4, false),
+        new Case("modest, priority queue", 4, 500, 100, 4, true));
   }
 
   static Stream<Case> heavy() {
-    return Stream.of(new Case("heavy", 32, 10_000, 2_000, 16));
+    return Stream.of(
+        new Case("heavy", 32, 10_000, 2_000, 16, false),
+        new Case("heavy, priority queue", 32, 10_000, 2_000, 16, true));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -52,8 +58,13 @@ class DelayingQueueConcurrencyTest {
 
   private static void run(Case c) throws Exception {
     QueueOptions options = QueueOptions.defaults();
-    DefaultDelayingQueue<Integer> queue =
+    DefaultDelayingQueue<Integer> delaying =
         new DefaultDelayingQueue<>(new DefaultWorkQueue<>(options), options);
+    DefaultPriorityQueue<Integer> prioritized =
+        new DefaultPriorityQueue<>(
+            RateLimiters.itemExponentialFailure(Duration.ofMillis(1), Duration.ofMillis(5)),
+            options);
+    DelayingQueue<Integer> queue = c.priorities() ? prioritized : delaying;
     ConcurrentHashMap<Integer, Boolean> pending = new ConcurrentHashMap<>();
     ConcurrentHashMap<Integer, Boolean> inProgress = new ConcurrentHashMap<>();
     AtomicBoolean overlap = new AtomicBoolean();
@@ -69,7 +80,16 @@ class DelayingQueueConcurrencyTest {
                   int key = random.nextInt(c.keys());
                   pending.put(key, true);
                   // Delays from -1 ms (immediate) to 5 ms.
-                  queue.addAfter(key, Duration.ofMillis(random.nextInt(-1, 6)));
+                  Duration delay = Duration.ofMillis(random.nextInt(-1, 6));
+                  if (c.priorities()) {
+                    prioritized.add(
+                        key,
+                        PriorityQueue.AddOptions.ofPriority(random.nextInt(-2, 3))
+                            .withAfter(delay)
+                            .withRateLimited(random.nextInt(8) == 0));
+                  } else {
+                    queue.addAfter(key, delay);
+                  }
                 }
               }));
     }
@@ -99,14 +119,21 @@ class DelayingQueueConcurrencyTest {
 
     await()
         .atMost(60, TimeUnit.SECONDS)
-        .until(() -> !pending.containsValue(true) && queue.waitingCount() == 0);
+        .until(
+            () ->
+                !pending.containsValue(true)
+                    && delaying.waitingCount() == 0
+                    && prioritized.waitingCount() == 0);
     queue.shutDown();
     for (Thread t : workers) {
       t.join(TimeUnit.SECONDS.toMillis(60));
       assertThat(t.isAlive()).as("%s ended", t.getName()).isFalse();
     }
     assertThat(overlap).isFalse();
-    queue.underlying().checkInvariants();
+    delaying.underlying().checkInvariants();
+    prioritized.checkInvariants();
+    delaying.shutDown();
+    prioritized.shutDown();
   }
 
   private static Optional<Integer> get(WorkQueue<Integer> queue) {

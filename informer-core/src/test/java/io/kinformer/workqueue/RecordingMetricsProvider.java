@@ -64,6 +64,22 @@ final class RecordingMetricsProvider implements MetricsProvider {
     return get(name, "depth");
   }
 
+  /** Per priority: the metric {@code "depth/<priority>"}. */
+  @Override
+  public DepthMetricWithPriority newDepthMetricWithPriority(String name) {
+    return new DepthMetricWithPriority() {
+      @Override
+      public void inc(int priority) {
+        get(name, "depth/" + priority).inc();
+      }
+
+      @Override
+      public void dec(int priority) {
+        get(name, "depth/" + priority).dec();
+      }
+    };
+  }
+
   @Override
   public CounterMetric newAddsMetric(String name) {
     return get(name, "adds");

@@ -268,6 +268,11 @@ class WorkQueueTest {
   }
 
   private Thread startThread(String name, Body body) {
+    return startThread(name, body, started);
+  }
+
+  /** Starts a daemon thread {@code test-<name>} running {@code body}, recorded in {@code started}. */
+  static Thread startThread(String name, Body body, List<Thread> started) {
     Thread t =
         new Thread(
             () -> {

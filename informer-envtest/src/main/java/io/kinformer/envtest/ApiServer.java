@@ -307,6 +307,19 @@ public final class ApiServer implements AutoCloseable {
   }
 
   private ChildProcess startApiServer() {
+    List<String> cmd = apiServerCommand(binaries, etcdPort, port, pki, workDir, extraArgs);
+    ChildProcess p = launch("apiserver", cmd, "apiserver.log");
+    awaitHealthy(p, () -> "ok".equals(get(url().resolve("/healthz"), true).trim()));
+    return p;
+  }
+
+  /**
+   * The API server's command line: the flags both flavors take, then for a stock kube-apiserver
+   * those it needs besides (as envtest gives it: service accounts, a service IP range, and every
+   * request allowed), then the user's.
+   */
+  static List<String> apiServerCommand(ApiServerBinaries binaries, int etcdPort, int port,
+      Pki pki, Path workDir, List<String> extraArgs) {
     List<String> cmd = new ArrayList<>(List.of(binaries.apiServer().toString(),
         "--etcd-servers=http://127.0.0.1:" + etcdPort,
         "--bind-address=127.0.0.1",
@@ -328,9 +341,7 @@ public final class ApiServer implements AutoCloseable {
           "--disable-admission-plugins=ServiceAccount"));
     }
     cmd.addAll(extraArgs);
-    ChildProcess p = launch("apiserver", cmd, "apiserver.log");
-    awaitHealthy(p, () -> "ok".equals(get(url().resolve("/healthz"), true).trim()));
-    return p;
+    return cmd;
   }
 
   private ChildProcess launch(String name, List<String> cmd, String logName) {

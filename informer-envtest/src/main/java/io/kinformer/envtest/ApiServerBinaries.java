@@ -2,6 +2,8 @@ package io.kinformer.envtest;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -22,6 +24,11 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code ${KINFORMER_CACHE:-$HOME/.cache/kinformer}/apiserver/current}, where
  *       {@code informer-testing/apiserver/build.sh} leaves what it builds.
  * </ol>
+ *
+ * <p>The first of these that is set is the only place looked at: a directory named explicitly
+ * that lacks a binary is an error ({@link #notFoundReason()} says which file is missing or not
+ * executable), not a reason to fall back to another. A directory holding both
+ * {@code kinformer-apiserver} and {@code kube-apiserver} runs {@code kinformer-apiserver}.
  *
  * <p>Thread safety: immutable.
  *
@@ -62,18 +69,27 @@ public record ApiServerBinaries(Flavor flavor, Path apiServer, Path etcd) {
 
   static Optional<ApiServerBinaries> locate(
       Map<String, String> env, Function<String, @Nullable String> properties) {
+    return inDirectory(searched(env, properties).dir());
+  }
+
+  /** The one directory {@link #locate()} looks in, and what named it. */
+  private record Searched(Path dir, String namedBy) {}
+
+  private static Searched searched(
+      Map<String, String> env, Function<String, @Nullable String> properties) {
     String explicit = properties.apply(DIR_PROPERTY);
-    if (explicit == null || explicit.isBlank()) {
-      explicit = env.get("KINFORMER_APISERVER_DIR");
-    }
     if (explicit != null && !explicit.isBlank()) {
-      return inDirectory(Path.of(explicit));
+      return new Searched(Path.of(explicit), "-D" + DIR_PROPERTY);
+    }
+    explicit = env.get("KINFORMER_APISERVER_DIR");
+    if (explicit != null && !explicit.isBlank()) {
+      return new Searched(Path.of(explicit), "KINFORMER_APISERVER_DIR");
     }
     String assets = env.get("KUBEBUILDER_ASSETS");
     if (assets != null && !assets.isBlank()) {
-      return inDirectory(Path.of(assets));
+      return new Searched(Path.of(assets), "KUBEBUILDER_ASSETS");
     }
-    return inDirectory(cacheDirectory(env).resolve("current"));
+    return new Searched(cacheDirectory(env).resolve("current"), "");
   }
 
   /**
@@ -82,15 +98,15 @@ public record ApiServerBinaries(Flavor flavor, Path apiServer, Path etcd) {
    */
   public static Optional<ApiServerBinaries> inDirectory(Path dir) {
     Path etcd = dir.resolve("etcd");
-    if (!Files.isExecutable(etcd)) {
+    if (!Files.isRegularFile(etcd) || !Files.isExecutable(etcd)) {
       return Optional.empty();
     }
     Path ours = dir.resolve("kinformer-apiserver");
-    if (Files.isExecutable(ours)) {
+    if (Files.isRegularFile(ours) && Files.isExecutable(ours)) {
       return Optional.of(new ApiServerBinaries(Flavor.KINFORMER, ours, etcd));
     }
     Path kube = dir.resolve("kube-apiserver");
-    if (Files.isExecutable(kube)) {
+    if (Files.isRegularFile(kube) && Files.isExecutable(kube)) {
       return Optional.of(new ApiServerBinaries(Flavor.KUBE_APISERVER, kube, etcd));
     }
     return Optional.empty();
@@ -107,17 +123,47 @@ public record ApiServerBinaries(Flavor flavor, Path apiServer, Path etcd) {
 
   /** Why {@link #locate()} found nothing, naming the places it looked and how to fill one. */
   public static String notFoundReason() {
-    String explicit = System.getProperty(DIR_PROPERTY);
-    if (explicit == null || explicit.isBlank()) {
-      explicit = System.getenv("KINFORMER_APISERVER_DIR");
+    return notFoundReason(System.getenv(), System::getProperty);
+  }
+
+  static String notFoundReason(
+      Map<String, String> env, Function<String, @Nullable String> properties) {
+    Searched searched = searched(env, properties);
+    String missing = missing(searched.dir());
+    if (!searched.namedBy().isEmpty()) {
+      return "no API server binaries in " + searched.dir() + " (named by " + searched.namedBy()
+          + "): " + missing + "; it needs etcd, and kinformer-apiserver or kube-apiserver, "
+          + "executable";
     }
-    if (explicit != null && !explicit.isBlank()) {
-      return "no API server binaries in " + explicit + " (named by -D" + DIR_PROPERTY
-          + " or KINFORMER_APISERVER_DIR): it needs etcd and kinformer-apiserver or kube-apiserver";
-    }
-    return "no API server binaries: build them with informer-testing/apiserver/build.sh (into "
-        + cacheDirectory(System.getenv()).resolve("current")
-        + "), or point KUBEBUILDER_ASSETS (or -D" + DIR_PROPERTY
+    return "no API server binaries in " + searched.dir() + " (" + missing + "): build them with "
+        + "informer-testing/apiserver/build.sh, or point KUBEBUILDER_ASSETS (or -D" + DIR_PROPERTY
         + ") at a directory with kube-apiserver and etcd";
+  }
+
+  /** What of the binaries {@code dir} lacks, for a message. */
+  private static String missing(Path dir) {
+    if (!Files.isDirectory(dir)) {
+      return "no such directory";
+    }
+    List<String> problems = new ArrayList<>();
+    problems.add(problem(dir.resolve("etcd")));
+    String ours = problem(dir.resolve("kinformer-apiserver"));
+    String kube = problem(dir.resolve("kube-apiserver"));
+    if (!ours.isEmpty() && !kube.isEmpty()) {
+      problems.add(ours);
+      problems.add(kube);
+    }
+    problems.removeIf(String::isEmpty);
+    return String.join(", ", problems);
+  }
+
+  private static String problem(Path file) {
+    if (!Files.exists(file)) {
+      return file.getFileName() + " is missing";
+    }
+    if (!Files.isRegularFile(file) || !Files.isExecutable(file)) {
+      return file.getFileName() + " is not an executable file";
+    }
+    return "";
   }
 }

@@ -23,8 +23,9 @@ import org.jspecify.annotations.Nullable;
  * the test classes of a run: it starts on first use and closes when the run ends. Tests that
  * share it should work in namespaces of their own; a test that restarts or compacts it affects
  * only tests that run after it, since test classes run one at a time. A class that needs its
- * own flags registers its own instance, which starts before the class's first test and closes
- * after its last:
+ * own flags, or a server no other class has written to, registers its own instance (with no
+ * flags: {@code withArgs()}), which starts on the class's first use and closes after its last
+ * test:
  *
  * <pre>{@code
  * @RegisterExtension
@@ -40,6 +41,7 @@ public final class ApiServerExtension
       ExtensionContext.Namespace.create(ApiServerExtension.class);
 
   private final List<String> args;
+  private final boolean shared;
   private final Object lock = new Object();
   // Guarded by lock; only for an instance with its own flags.
   private @Nullable ApiServer own;
@@ -47,13 +49,18 @@ public final class ApiServerExtension
   /** The shared server with default flags; what {@code @ExtendWith} creates. */
   public ApiServerExtension() {
     this.args = List.of();
+    this.shared = true;
   }
 
   private ApiServerExtension(List<String> args) {
     this.args = List.copyOf(args);
+    this.shared = false;
   }
 
-  /** An extension whose server, for the registering class only, gets these extra flags. */
+  /**
+   * An extension whose server is the registering class's own, started with these extra flags
+   * (none: default flags).
+   */
   public static ApiServerExtension withArgs(String... flags) {
     return new ApiServerExtension(List.of(flags));
   }
@@ -91,7 +98,7 @@ public final class ApiServerExtension
 
   /** The server of this extension for {@code context}, started on first use. */
   public ApiServer server(ExtensionContext context) {
-    if (args.isEmpty()) {
+    if (shared) {
       return context.getRoot().getStore(NAMESPACE)
           .getOrComputeIfAbsent(ApiServer.class, k -> ApiServer.start(), ApiServer.class);
     }

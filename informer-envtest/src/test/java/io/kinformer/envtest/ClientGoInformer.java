@@ -16,9 +16,10 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * A client-go 0.36.4 ConfigMap informer in a child process ({@code kinformer-clientgo-informer},
- * which build.sh builds beside the API server), and what it reported: requests, handler events
- * and, after {@link #stopAndReadCache()}, its cache.
+ * A client-go 0.36.4 informer in a child process ({@code kinformer-clientgo-informer}, which
+ * build.sh builds beside the API server), and what it reported: requests, handler events and,
+ * after {@link #stopAndReadCache()}, its cache. It informs on configmaps or pods (client-go's
+ * typed informers) or on a custom resource (its dynamic informer), in one namespace.
  *
  * <p>Thread safety: {@link #events()} and {@link #requests()} may be read from any thread; the
  * rest is for the test's thread.
@@ -49,10 +50,19 @@ final class ClientGoInformer implements AutoCloseable {
     return Files.isExecutable(p) ? Optional.of(p) : Optional.empty();
   }
 
-  static ClientGoInformer start(Path binary, ApiServer server, String namespace, boolean streaming)
-      throws IOException {
+  /**
+   * Starts the program.
+   *
+   * @param resource {@code configmaps}, {@code pods} or {@code GROUP/VERSION/RESOURCE} of a
+   *     custom resource
+   * @param streaming whether client-go starts with a streaming list (its WatchListClient
+   *     feature) rather than list-then-watch
+   */
+  static ClientGoInformer start(Path binary, ApiServer server, String namespace, String resource,
+      boolean streaming) throws IOException {
     ProcessBuilder pb = new ProcessBuilder(binary.toString(),
-        "--kubeconfig=" + server.kubeconfig(), "--namespace=" + namespace)
+        "--kubeconfig=" + server.kubeconfig(), "--namespace=" + namespace,
+        "--resource=" + resource)
         .redirectError(ProcessBuilder.Redirect.appendTo(
             server.workDir().resolve("clientgo-informer.log").toFile()));
     pb.environment().put("KUBE_FEATURE_WatchListClient", Boolean.toString(streaming));

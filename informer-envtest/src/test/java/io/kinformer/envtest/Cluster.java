@@ -7,7 +7,9 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.kinformer.cache.ApiException;
 import io.kinformer.cache.SharedIndexInformer;
+import io.kinformer.client.GroupVersionResource;
 import io.kinformer.client.KubeClient;
 import io.kinformer.client.ResourceClient;
 import java.util.ArrayList;
@@ -17,6 +19,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /** Helpers shared by the real-server tests: namespaces of their own, writes, cache snapshots. */
 final class Cluster {
@@ -61,6 +64,47 @@ final class Cluster {
         "names", Map.of("plural", "widgets", "singular", "widget", "kind", "Widget"),
         "versions", List.of(version)));
     return crd;
+  }
+
+  /** The CustomResourceDefinitions. */
+  static final GroupVersionResource CRDS =
+      new GroupVersionResource("apiextensions.k8s.io", "v1", "customresourcedefinitions");
+
+  /** A widget of {@code group} with {@code spec.size} 3. */
+  static GenericKubernetesResource widget(String group, String ns, String name) {
+    GenericKubernetesResource w = new GenericKubernetesResource();
+    w.setApiVersion(group + "/v1");
+    w.setKind("Widget");
+    w.setMetadata(new ObjectMetaBuilder().withNamespace(ns).withName(name).build());
+    w.setAdditionalProperty("spec", Map.of("size", 3));
+    return w;
+  }
+
+  /**
+   * Creates the CRD of {@link #widgetsCrd}, then a widget, and returns the widgets' client:
+   * until the apiextensions server has installed the new group, discovery and the first create
+   * answer 404, so both are retried; a 409 means an earlier try went through after all.
+   */
+  static ResourceClient<GenericKubernetesResource> createWithCrd(KubeClient client,
+      String group, boolean statusSubresource, String ns, String name) {
+    client.resources(CRDS).create(widgetsCrd(group, statusSubresource));
+    List<ResourceClient<GenericKubernetesResource>> widgets = new ArrayList<>();
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60))
+        .ignoreExceptionsMatching(e -> e instanceof ApiException a && a.isNotFound())
+        .until(() -> {
+          ResourceClient<GenericKubernetesResource> w =
+              client.resources(new GroupVersionResource(group, "v1", "widgets")).inNamespace(ns);
+          try {
+            w.create(widget(group, ns, name));
+          } catch (ApiException e) {
+            if (!e.isConflict()) {
+              throw e;
+            }
+          }
+          widgets.add(w);
+          return true;
+        });
+    return widgets.get(0);
   }
 
   static ConfigMap configMap(String namespace, String name, String value) {
@@ -130,5 +174,54 @@ final class Cluster {
       counts[choice]++;
     }
     return counts;
+  }
+
+  /**
+   * How to write one kind of object in {@link #burst(ResourceClient, long, int, int, Writes)}.
+   *
+   * @param <T> the kind
+   */
+  interface Writes<T extends HasMetadata> {
+    /** A new object named {@code name}. */
+    T create(String name);
+
+    /** {@code current} (a fresh copy from the server) with its spec, data or labels changed. */
+    T change(T current, int step);
+
+    /** {@code current} with its status changed, or null if the kind has no status. */
+    @Nullable T changeStatus(T current, int step);
+  }
+
+  /**
+   * A burst of {@code ops} seeded random writes: creates (half the time while under
+   * {@code maxObjects}), changes and status changes of live objects (each read from the server
+   * first), and deletes. The caller's client names the namespace.
+   */
+  static <T extends HasMetadata> void burst(ResourceClient<T> resources, long seed, int ops,
+      int maxObjects, Writes<T> writes) {
+    Random random = new Random(seed);
+    List<String> live = new ArrayList<>(serverState(resources).keySet());
+    int next = 0;
+    for (int i = 0; i < ops; i++) {
+      if (live.isEmpty() || (live.size() < maxObjects && random.nextBoolean())) {
+        String name = "obj-" + seed + "-" + next++;
+        resources.create(writes.create(name));
+        live.add(name);
+        continue;
+      }
+      int choice = random.nextInt(4);
+      if (choice == 0) {
+        resources.delete(live.remove(random.nextInt(live.size())));
+        continue;
+      }
+      String name = live.get(random.nextInt(live.size()));
+      T current = resources.get(name).orElseThrow();
+      T status = choice == 1 ? writes.changeStatus(current, i) : null;
+      if (status != null) {
+        resources.updateStatus(status);
+      } else {
+        resources.update(writes.change(current, i));
+      }
+    }
   }
 }

@@ -6,9 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
-import io.kinformer.cache.ApiException;
 import io.kinformer.cache.SharedIndexInformer;
 import io.kinformer.client.GroupVersionResource;
 import io.kinformer.client.KubeClient;
@@ -16,7 +14,6 @@ import io.kinformer.client.ResourceClient;
 import io.kinformer.client.SharedInformerFactory;
 import io.kinformer.client.SharedInformerFactory.InformerOptions;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -33,8 +30,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class RealServerDynamicTest {
   private static final Duration SETTLE = Duration.ofSeconds(60);
   private static final GroupVersionResource CONFIGMAPS = new GroupVersionResource("", "v1", "configmaps");
-  private static final GroupVersionResource CRDS =
-      new GroupVersionResource("apiextensions.k8s.io", "v1", "customresourcedefinitions");
 
   private static <T extends HasMetadata> Map<String, String> names(List<T> objects) {
     Map<String, String> out = new TreeMap<>();
@@ -72,50 +67,16 @@ class RealServerDynamicTest {
     }
   }
 
-  private static GenericKubernetesResource widget(String group, String ns, String name) {
-    GenericKubernetesResource w = new GenericKubernetesResource();
-    w.setApiVersion(group + "/v1");
-    w.setKind("Widget");
-    w.setMetadata(new ObjectMetaBuilder().withNamespace(ns).withName(name).build());
-    w.setAdditionalProperty("spec", Map.of("size", 3));
-    return w;
-  }
-
-  /**
-   * Creates the CRD, then a widget, and returns the widgets' client: until the apiextensions
-   * server has installed the new group, discovery and the first create answer 404, so both are
-   * retried; a 409 means an earlier try went through after all.
-   */
-  private static ResourceClient<GenericKubernetesResource> createWithCrd(KubeClient client,
-      String group, String ns, String name) {
-    client.resources(CRDS).create(Cluster.widgetsCrd(group, false));
-    List<ResourceClient<GenericKubernetesResource>> widgets = new ArrayList<>();
-    await().atMost(SETTLE).ignoreExceptionsMatching(e -> e instanceof ApiException a
-        && a.isNotFound()).until(() -> {
-          ResourceClient<GenericKubernetesResource> w =
-              client.resources(new GroupVersionResource(group, "v1", "widgets")).inNamespace(ns);
-          try {
-            w.create(widget(group, ns, name));
-          } catch (ApiException e) {
-            if (!e.isConflict()) {
-              throw e;
-            }
-          }
-          widgets.add(w);
-          return true;
-        });
-    return widgets.get(0);
-  }
-
   @Test
   void dynamicInformer_forCustomResources_followsCrdDeletedAndRecreated(KubeClient client)
       throws InterruptedException {
     String ns = Cluster.newNamespace(client, "crd");
     String group = ns + ".example.com";
-    ResourceClient<GenericKubernetesResource> widgets = createWithCrd(client, group, ns, "w0");
+    ResourceClient<GenericKubernetesResource> widgets =
+        Cluster.createWithCrd(client, group, false, ns, "w0");
     GroupVersionResource widgetsGvr = new GroupVersionResource(group, "v1", "widgets");
     for (int i = 1; i < 5; i++) {
-      widgets.create(widget(group, ns, "w" + i));
+      widgets.create(Cluster.widget(group, ns, "w" + i));
     }
 
     try (SharedInformerFactory factory = SharedInformerFactory.builder(client).namespace(ns).build()) {
@@ -124,10 +85,10 @@ class RealServerDynamicTest {
       assertThat(factory.waitForCacheSync(SETTLE)).isTrue();
       assertThat(names(informer.getStore().list())).isEqualTo(names(widgets.list()));
 
-      client.resources(CRDS).delete("widgets." + group); // its custom resources go with it
+      client.resources(Cluster.CRDS).delete("widgets." + group); // its custom resources go with it
       await().atMost(SETTLE).until(() -> informer.getStore().list().isEmpty());
 
-      createWithCrd(client, group, ns, "again");
+      Cluster.createWithCrd(client, group, false, ns, "again");
       await().atMost(SETTLE).untilAsserted(() ->
           assertThat(names(informer.getStore().list())).isEqualTo(names(widgets.list()))
               .containsOnlyKeys("again"));

@@ -125,6 +125,38 @@ class RealServerListWatchTest {
         .isGreaterThan(Long.parseLong(listRv));
   }
 
+  /**
+   * With bookmarks allowed, a watch whose own objects do not change still learns that the
+   * resource moved on: a write in another namespace advances the watch cache, and a bookmark
+   * (sent two seconds before the watch's timeout, and every minute) carries a resourceVersion
+   * at least as new as that write. Nothing else arrives.
+   */
+  @Test
+  void watch_withBookmarksAllowed_learnsOfWritesElsewhereFromABookmark(KubeClient client) {
+    String ns = Cluster.newNamespace(client, "bookmark");
+    ResourceClient<ConfigMap> cms = configMaps(client, ns, 2);
+    String listRv = cms.list(ListOptions.none()).resourceVersion();
+    ResourceClient<ConfigMap> elsewhere = Cluster.configMapsInNewNamespace(client, "elsewhere");
+
+    List<WatchEvent<ConfigMap>> events = new ArrayList<>();
+    String writtenElsewhere;
+    try (Watch<ConfigMap> w = cms.watch(ListOptions.builder()
+        .resourceVersion(listRv).allowWatchBookmarks(true).timeoutSeconds(5L).build())) {
+      writtenElsewhere = elsewhere.create(
+          Cluster.configMap(elsewhere.namespace().orElseThrow(), "other", "v"))
+          .getMetadata().getResourceVersion();
+      for (WatchEvent<ConfigMap> e = w.next(); e != null; e = w.next()) {
+        events.add(e);
+      }
+    }
+
+    assertThat(events).isNotEmpty().allSatisfy(e -> {
+      assertThat(e.type()).isEqualTo(WatchEventType.BOOKMARK);
+      assertThat(Long.parseLong(e.object().getMetadata().getResourceVersion()))
+          .isGreaterThanOrEqualTo(Long.parseLong(writtenElsewhere));
+    });
+  }
+
   private static Pod pod(String ns, String name, String node) {
     return new PodBuilder()
         .withNewMetadata().withNamespace(ns).withName(name).endMetadata()

@@ -239,6 +239,14 @@ public final class ClusterOverview implements AutoCloseable {
   static void seed(EmbeddedApiServer server, KubeClient client) {
     server.register(
         io.kinformer.testing.ServedResource.namespaced("example.com", "v1", "Widget", "widgets"));
+    seedObjects(client);
+  }
+
+  /**
+   * Creates namespaces shop and blog, three nodes (node-3 not ready), twelve pods (one
+   * unscheduled), four widgets and three secrets; the server must serve {@link #WIDGETS}.
+   */
+  static void seedObjects(KubeClient client) {
     for (String ns : List.of("shop", "blog")) {
       client
           .resources(Namespace.class)

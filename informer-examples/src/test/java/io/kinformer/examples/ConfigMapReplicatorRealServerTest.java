@@ -53,7 +53,7 @@ class ConfigMapReplicatorRealServerTest {
     // end::testing-real-apiserver[]
   }
 
-  private static void seed(KubeClient client) {
+  static void seed(KubeClient client) {
     for (String ns : List.of("source", "team-a", "team-b", "scratch")) {
       client.resources(Namespace.class).create(namespace(ns, ns.startsWith("team-")));
     }
@@ -63,7 +63,7 @@ class ConfigMapReplicatorRealServerTest {
     source.create(configMap("source", "local-only", false, Map.of("stays", "here")));
   }
 
-  private static void changeSources(KubeClient client) {
+  static void changeSources(KubeClient client) {
     ResourceClient<ConfigMap> source = client.resources(ConfigMap.class).inNamespace("source");
     source.update(configMap("source", "app-settings", true, Map.of("log.level", "debug")));
     source.create(configMap("source", "limits", true, Map.of("cpu", "2")));
@@ -71,7 +71,7 @@ class ConfigMapReplicatorRealServerTest {
     client.resources(Namespace.class).update(namespace("scratch", true));
   }
 
-  private static void awaitConverged(KubeClient client) {
+  static void awaitConverged(KubeClient client) {
     await().atMost(CONVERGE).untilAsserted(() ->
         assertThat(copies(client)).isEqualTo(desired(client)));
   }

@@ -28,6 +28,18 @@ class DemoTest {
     }
   }
 
+  /** Runs {@code demo} until {@code stop} is counted down, on another thread. */
+  static CompletableFuture<Void> runInBackground(Demo demo, CountDownLatch stop) {
+    return CompletableFuture.runAsync(
+        () -> {
+          try {
+            demo.run(Duration.ZERO, stop);
+          } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+          }
+        });
+  }
+
   @Test
   void run_onEmbeddedServer_showsSyncEventsListerQueriesAndRetries() throws Exception {
     Console console =
@@ -35,15 +47,7 @@ class DemoTest {
     CountDownLatch stop = new CountDownLatch(1);
     try (Cluster cluster = Cluster.embedded(EmbeddedApiServer.builder().start());
         Demo demo = new Demo(cluster, console, new SplittableRandom(7))) {
-      CompletableFuture<Void> running =
-          CompletableFuture.runAsync(
-              () -> {
-                try {
-                  demo.run(Duration.ZERO, stop);
-                } catch (InterruptedException e) {
-                  throw new IllegalStateException(e);
-                }
-              });
+      CompletableFuture<Void> running = runInBackground(demo, stop);
 
       await()
           .atMost(Duration.ofSeconds(60))
@@ -86,15 +90,7 @@ class DemoTest {
       CountDownLatch stop = new CountDownLatch(1);
       try (Cluster cluster = Cluster.connect(commandLine);
           Demo demo = new Demo(cluster, console, new SplittableRandom(7))) {
-        CompletableFuture<Void> running =
-            CompletableFuture.runAsync(
-                () -> {
-                  try {
-                    demo.run(Duration.ZERO, stop);
-                  } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                  }
-                });
+        CompletableFuture<Void> running = runInBackground(demo, stop);
         await().atMost(Duration.ofSeconds(60)).until(() -> output().contains(" LISTER "));
         stop.countDown();
         running.get(30, TimeUnit.SECONDS);

@@ -40,7 +40,8 @@ import org.jspecify.annotations.Nullable;
  *   <caption>Meters and their Prometheus names</caption>
  *   <tr><th>Micrometer name</th><th>type</th><th>Prometheus (client-go) name</th><th>tags</th></tr>
  *   <tr><td>{@code workqueue.depth}</td><td>gauge</td><td>{@code workqueue_depth}</td>
- *       <td>{@code name}</td></tr>
+ *       <td>{@code name}; {@code name priority} for a {@link
+ *       io.kinformer.workqueue.PriorityQueue}</td></tr>
  *   <tr><td>{@code workqueue.adds}</td><td>counter</td><td>{@code workqueue_adds_total}</td>
  *       <td>{@code name}</td></tr>
  *   <tr><td>{@code workqueue.queue.duration}</td><td>timer</td>
@@ -60,6 +61,9 @@ import org.jspecify.annotations.Nullable;
  *       <td>{@code name group version resource}</td></tr>
  *   <tr><td>{@code informer.store.resource.version}</td><td>gauge</td>
  *       <td>{@code informer_store_resource_version}</td>
+ *       <td>{@code name group version resource}</td></tr>
+ *   <tr><td>{@code informer.undecodable.objects}</td><td>counter</td>
+ *       <td>{@code informer_undecodable_objects_total} (kinformer's own)</td>
  *       <td>{@code name group version resource}</td></tr>
  * </table>
  *
@@ -96,6 +100,8 @@ public final class MicrometerMetrics implements MetricsProvider, InformerMetrics
   public static final String INFORMER_PROCESSING_LATENCY = "informer.processing.latency";
   /** {@code informer_store_resource_version}. */
   public static final String INFORMER_STORE_RESOURCE_VERSION = "informer.store.resource.version";
+  /** {@code informer_undecodable_objects_total}: kinformer's own, not client-go's. */
+  public static final String INFORMER_UNDECODABLE_OBJECTS = "informer.undecodable.objects";
 
   /** client-go's buckets of the work queue's durations: 10 ns to 1000 s, 12 by factors of ten. */
   public static final List<Duration> WORKQUEUE_BUCKETS = exponentialNanos(10, 10, 12);
@@ -140,8 +146,40 @@ public final class MicrometerMetrics implements MetricsProvider, InformerMetrics
     };
   }
 
+  /**
+   * The depth of a {@link io.kinformer.workqueue.PriorityQueue}: one {@code workqueue.depth} gauge
+   * per priority, tagged {@code name} and {@code priority} (controller-runtime's {@code priority}
+   * label, a decimal integer), registered when the queue first holds a key of that priority.
+   */
   @Override
-  public CounterMetric newAddsMetric(String name) {
+  public MetricsProvider.DepthMetricWithPriority newDepthMetricWithPriority(String name) {
+    ConcurrentHashMap<Integer, GaugeValue> byPriority = new ConcurrentHashMap<>();
+    return new MetricsProvider.DepthMetricWithPriority() {
+      @Override
+      public void inc(int priority) {
+        depth(priority).add(1);
+      }
+
+      @Override
+      public void dec(int priority) {
+        depth(priority).add(-1);
+      }
+
+      private GaugeValue depth(int priority) {
+        return byPriority.computeIfAbsent(
+            priority,
+            p ->
+                gauge(
+                    WORKQUEUE_DEPTH,
+                    queueTags(name).and("priority", p.toString()),
+                    "Current depth of workqueue",
+                    null));
+      }
+    };
+  }
+
+  @Override
+  public MetricsProvider.CounterMetric newAddsMetric(String name) {
     return counter(WORKQUEUE_ADDS, name, "Total number of adds handled by workqueue")::increment;
   }
 
@@ -179,7 +217,7 @@ public final class MicrometerMetrics implements MetricsProvider, InformerMetrics
   }
 
   @Override
-  public CounterMetric newRetriesMetric(String name) {
+  public MetricsProvider.CounterMetric newRetriesMetric(String name) {
     return counter(WORKQUEUE_RETRIES, name, "Total number of retries handled by workqueue")
         ::increment;
   }
@@ -207,6 +245,14 @@ public final class MicrometerMetrics implements MetricsProvider, InformerMetrics
   public InformerMetricsProvider.GaugeMetric newStoreResourceVersionMetric(InformerId id) {
     String help = "The 15 least significant digits of the resource version of the store.";
     return gauge(INFORMER_STORE_RESOURCE_VERSION, informerTags(id), help, null)::set;
+  }
+
+  @Override
+  public InformerMetricsProvider.CounterMetric newUndecodableObjectsMetric(InformerId id) {
+    return Counter.builder(INFORMER_UNDECODABLE_OBJECTS)
+        .tags(informerTags(id))
+        .description("Objects skipped because they did not decode into their model class.")
+        .register(registry)::increment;
   }
 
   // ---- helpers ---------------------------------------------------------------------------------
