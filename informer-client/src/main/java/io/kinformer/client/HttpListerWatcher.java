@@ -5,9 +5,13 @@ import io.kinformer.cache.InformerException;
 import io.kinformer.cache.ListOptions;
 import io.kinformer.cache.ListResult;
 import io.kinformer.cache.ListerWatcher;
+import io.kinformer.cache.ShardSelector;
 import io.kinformer.cache.Watch;
+import io.kinformer.cache.WatchEvent;
+import io.kinformer.cache.WatchEventType;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.UnaryOperator;
 import okhttp3.HttpUrl;
 import okhttp3.Request;
@@ -31,6 +35,14 @@ import org.slf4j.LoggerFactory;
  * plus a grace, or {@link HttpTimeouts#watchIdle()}, fails too (a dead connection, an API server
  * that went away). Either is an {@link InformerException}, and the reflector tries again.
  *
+ * <p>A shard selector (fixed, or set by the reflector's options or the tweak) is sent as {@code
+ * shardSelector}, and also applied here: to a list the server did not echo it for ({@code
+ * metadata.shardInfo} absent: a server without the {@code ShardedListAndWatch} gate ignores the
+ * parameter), and to every watch event, because a watch carries no echo (a no-op when the server
+ * filtered). Bookmarks and errors pass. As kube-state-metrics' {@code serverSideShardedListWatch}.
+ * An object's shard cannot change (its uid and namespace are immutable), so filtering events one
+ * by one never leaves a stale object in the cache.
+ *
  * <p>{@link #cancelCalls} cancels the call a thread has in flight (see {@link InFlightCalls}):
  * a reflector's close() uses it, because OkHttp over HTTP/1.1 ignores interrupts while blocked in a
  * socket read.
@@ -48,10 +60,13 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
   private final @Nullable String namespace;
   private final @Nullable String labelSelector;
   private final @Nullable String fieldSelector;
+  private final @Nullable ShardSelector shardSelector;
   private final UnaryOperator<ListOptions> tweak;
   private final HttpCalls.ListDecoder<T> listCodec;
   private final UndecodableObjects undecodable;
   private final InFlightCalls inFlight = new InFlightCalls();
+  /** Whether the fallback to client-side shard filtering was logged (once per lister-watcher). */
+  private final AtomicBoolean fallbackLogged = new AtomicBoolean();
 
   HttpListerWatcher(
       HttpCalls calls,
@@ -59,6 +74,7 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
       @Nullable String namespace,
       @Nullable String labelSelector,
       @Nullable String fieldSelector,
+      @Nullable ShardSelector shardSelector,
       UnaryOperator<ListOptions> tweak,
       UndecodableObjects undecodable) {
     this.calls = Objects.requireNonNull(calls, "calls");
@@ -66,6 +82,7 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
     this.namespace = type.namespaced() ? namespace : null;
     this.labelSelector = labelSelector;
     this.fieldSelector = fieldSelector;
+    this.shardSelector = shardSelector;
     this.tweak = Objects.requireNonNull(tweak, "tweak");
     this.undecodable = Objects.requireNonNull(undecodable, "undecodable");
     this.listCodec = calls.listDecoder(type, undecodable);
@@ -111,7 +128,7 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
         }
         log.debug("listed {} items={} rv={} more={}", what, result.items().size(),
             result.resourceVersion(), result.hasMore());
-        return result;
+        return filterList(result, effective.shardSelector());
       }
     } finally {
       inFlight.end();
@@ -140,7 +157,9 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
           new WatchCodec<>(
               opened.response().body().byteStream(), calls.reader(), type, what, undecodable);
       opened.guard().watch(codec::bytesRead);
-      return new HttpWatch<>(opened.call(), opened.response(), codec, opened.guard(), what);
+      Watch<T> w = new HttpWatch<>(opened.call(), opened.response(), codec, opened.guard(), what);
+      ShardSelector shard = parseShard(effective.shardSelector());
+      return shard == null ? w : new ShardFilteredWatch<>(w, shard);
     } catch (RuntimeException | Error e) {
       opened.guard().stop();
       opened.call().cancel();
@@ -158,12 +177,39 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
     inFlight.cancel(thread);
   }
 
-  /** The reflector's options with our fixed selectors ANDed in, then the tweak applied. */
+  /**
+   * The page, without the objects outside the shard selector unless the server echoed it (and so
+   * applied it).
+   */
+  private ListResult<T> filterList(ListResult<T> page, @Nullable String selector) {
+    ShardSelector shard = parseShard(selector);
+    if (shard == null || page.shardSelector() != null) {
+      return page;
+    }
+    if (fallbackLogged.compareAndSet(false, true)) {
+      log.info("the API server did not apply the shard selector (no metadata.shardInfo in the "
+          + "list; it needs the ShardedListAndWatch feature gate): filtering on the client "
+          + "resource={} shardSelector={}", type, selector);
+    }
+    return new ListResult<>(page.items().stream().filter(shard::matches).toList(),
+        page.resourceVersion(), page.continueToken(), page.remainingItemCount(), null);
+  }
+
+  private static @Nullable ShardSelector parseShard(@Nullable String selector) {
+    return selector == null || selector.isBlank() ? null : ShardSelector.parse(selector);
+  }
+
+  /**
+   * The reflector's options with our fixed selectors ANDed in (a fixed shard selector applies
+   * unless the options carry one), then the tweak applied.
+   */
   ListOptions effective(ListOptions options) {
     Objects.requireNonNull(options, "options");
     ListOptions merged = options.toBuilder()
         .labelSelector(and(labelSelector, options.labelSelector()))
         .fieldSelector(and(fieldSelector, options.fieldSelector()))
+        .shardSelector(options.shardSelector() != null || shardSelector == null
+            ? options.shardSelector() : shardSelector.toString())
         .build();
     return Objects.requireNonNull(tweak.apply(merged), "the list-options tweak returned null");
   }
@@ -176,6 +222,37 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
       return fixed;
     }
     return fixed + "," + given;
+  }
+
+  /**
+   * A watch without the events of objects outside a shard.
+   *
+   * <p>Thread safety: as the watch it wraps.
+   */
+  private static final class ShardFilteredWatch<T extends HasMetadata> implements Watch<T> {
+    private final Watch<T> watch;
+    private final ShardSelector shard;
+
+    ShardFilteredWatch(Watch<T> watch, ShardSelector shard) {
+      this.watch = watch;
+      this.shard = shard;
+    }
+
+    @Override
+    public @Nullable WatchEvent<T> next() {
+      while (true) {
+        WatchEvent<T> e = watch.next();
+        if (e == null || e.type() == WatchEventType.BOOKMARK || e.object() == null
+            || shard.matches(e.object())) {
+          return e;
+        }
+      }
+    }
+
+    @Override
+    public void close() {
+      watch.close();
+    }
   }
 
   @Override

@@ -65,6 +65,7 @@ final class HttpPaths {
     addIfSet(b, "continue", options.continueToken());
     addIfSet(b, "labelSelector", options.labelSelector());
     addIfSet(b, "fieldSelector", options.fieldSelector());
+    addIfSet(b, "shardSelector", options.shardSelector());
     if (options.timeoutSeconds() != null) {
       b.addQueryParameter("timeoutSeconds", Long.toString(options.timeoutSeconds()));
     }

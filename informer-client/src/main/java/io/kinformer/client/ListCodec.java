@@ -104,6 +104,7 @@ final class ListCodec<T extends HasMetadata> {
     String resourceVersion = null;
     String continueToken = null;
     Long remaining = null;
+    String shard = null;
     List<T> items = new ArrayList<>();
     UndecodableObjects.Response skipped = undecodable.startResponse();
     for (String name = p.nextName(); name != null; name = p.nextName()) {
@@ -117,6 +118,7 @@ final class ListCodec<T extends HasMetadata> {
           resourceVersion = meta.resourceVersion();
           continueToken = meta.continueToken();
           remaining = meta.remainingItemCount();
+          shard = meta.shardSelector();
         }
         case "items" -> readItems(p, value, items, what, in, skipped);
         default -> p.skipChildren();
@@ -124,7 +126,7 @@ final class ListCodec<T extends HasMetadata> {
     }
     skipped.end(type, what);
     return new ListResult<>(
-        items, resourceVersion == null ? "" : resourceVersion, continueToken, remaining);
+        items, resourceVersion == null ? "" : resourceVersion, continueToken, remaining, shard);
   }
 
   private void readItems(
@@ -158,7 +160,8 @@ final class ListCodec<T extends HasMetadata> {
   record ListMeta(
       @Nullable String resourceVersion,
       @Nullable String continueToken,
-      @Nullable Long remainingItemCount) {}
+      @Nullable Long remainingItemCount,
+      @Nullable String shardSelector) {}
 
   /**
    * Reads a list's {@code metadata} object, the parser being on its opening brace, up to and
@@ -168,6 +171,7 @@ final class ListCodec<T extends HasMetadata> {
     String resourceVersion = null;
     String continueToken = null;
     Long remaining = null;
+    String shard = null;
     for (String m = p.nextName(); m != null; m = p.nextName()) {
       JsonToken v = p.nextToken();
       switch (m) {
@@ -175,13 +179,27 @@ final class ListCodec<T extends HasMetadata> {
         case "continue" -> continueToken = stringOrNull(p, v);
         case "remainingItemCount" -> remaining = v == JsonToken.VALUE_NUMBER_INT
             && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER ? p.getLongValue() : null;
+        case "shardInfo" -> shard = v == JsonToken.START_OBJECT ? readShardInfo(p) : null;
         default -> { }
       }
       // A value of an unexpected shape (an object where a string belongs) is skipped whole, so
       // that the parser leaves the metadata object where it really ends.
       p.skipChildren();
     }
-    return new ListMeta(resourceVersion, continueToken, remaining);
+    return new ListMeta(resourceVersion, continueToken, remaining, shard);
+  }
+
+  /** {@code shardInfo.selector}, the parser being on the object's opening brace. */
+  private static @Nullable String readShardInfo(JsonParser p) {
+    String selector = null;
+    for (String m = p.nextName(); m != null; m = p.nextName()) {
+      JsonToken v = p.nextToken();
+      if (m.equals("selector")) {
+        selector = stringOrNull(p, v);
+      }
+      p.skipChildren();
+    }
+    return selector;
   }
 
   private static @Nullable String stringOrNull(JsonParser p, JsonToken v) {

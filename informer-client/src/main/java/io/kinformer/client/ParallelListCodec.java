@@ -224,6 +224,7 @@ final class ParallelListCodec<T extends HasMetadata> {
       String resourceVersion = null;
       String continueToken = null;
       Long remaining = null;
+      String shard = null;
       c = nextNonSpace();
       if (c != '}') {
         while (true) {
@@ -245,6 +246,7 @@ final class ParallelListCodec<T extends HasMetadata> {
               resourceVersion = m.resourceVersion();
               continueToken = m.continueToken();
               remaining = m.remainingItemCount();
+              shard = m.shardSelector();
             }
             case "items" -> {
               if (c == '[') {
@@ -269,7 +271,7 @@ final class ParallelListCodec<T extends HasMetadata> {
       }
       finishItems();
       return new ListResult<>(
-          items, resourceVersion == null ? "" : resourceVersion, continueToken, remaining);
+          items, resourceVersion == null ? "" : resourceVersion, continueToken, remaining, shard);
     }
 
     // ---- the items

@@ -8,8 +8,10 @@ import io.kinformer.cache.InformerException;
 import io.kinformer.cache.ListOptions;
 import io.kinformer.cache.ListResult;
 import io.kinformer.cache.ListerWatcher;
+import io.kinformer.cache.ShardSelector;
 import io.kinformer.cache.Watch;
 import java.io.InputStream;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -66,6 +68,9 @@ public final class ResourceClient<T extends HasMetadata> {
   private final @Nullable String fieldSelector;
   private final @Nullable String fieldManager;
   private final boolean dryRun;
+  private final @Nullable ShardSelector shardSelector;
+  /** The whole-call limit of get and the writes; null for the client's default. */
+  private final @Nullable Duration requestTimeout;
 
   private ResourceClient(
       HttpCalls calls,
@@ -74,7 +79,9 @@ public final class ResourceClient<T extends HasMetadata> {
       @Nullable String labelSelector,
       @Nullable String fieldSelector,
       @Nullable String fieldManager,
-      boolean dryRun) {
+      boolean dryRun,
+      @Nullable ShardSelector shardSelector,
+      @Nullable Duration requestTimeout) {
     this.calls = calls;
     this.type = type;
     this.namespace = namespace;
@@ -82,6 +89,8 @@ public final class ResourceClient<T extends HasMetadata> {
     this.fieldSelector = fieldSelector;
     this.fieldManager = fieldManager;
     this.dryRun = dryRun;
+    this.shardSelector = shardSelector;
+    this.requestTimeout = requestTimeout;
   }
 
   /**
@@ -125,7 +134,7 @@ public final class ResourceClient<T extends HasMetadata> {
   static <T extends HasMetadata> ResourceClient<T> create(HttpCalls calls, ResourceType<T> type) {
     return new ResourceClient<>(
         Objects.requireNonNull(calls, "calls"), Objects.requireNonNull(type, "type"), null, null,
-        null, null, false);
+        null, null, false, null, null);
   }
 
   /** The resource this client talks to. */
@@ -152,13 +161,13 @@ public final class ResourceClient<T extends HasMetadata> {
       throw new IllegalArgumentException(
           "resource " + type.gvr() + " is cluster-scoped; cannot use namespace " + ns);
     }
-    return new ResourceClient<>(calls, type, ns, labelSelector, fieldSelector, fieldManager, dryRun);
+    return new ResourceClient<>(calls, type, ns, labelSelector, fieldSelector, fieldManager, dryRun, shardSelector, requestTimeout);
   }
 
   /** A client for all namespaces (lists and watches span them). */
   public ResourceClient<T> inAnyNamespace() {
     return new ResourceClient<>(
-        calls, type, null, labelSelector, fieldSelector, fieldManager, dryRun);
+        calls, type, null, labelSelector, fieldSelector, fieldManager, dryRun, shardSelector, requestTimeout);
   }
 
   /**
@@ -167,7 +176,7 @@ public final class ResourceClient<T extends HasMetadata> {
    */
   public ResourceClient<T> withLabelSelector(@Nullable String selector) {
     return new ResourceClient<>(
-        calls, type, namespace, emptyToNull(selector), fieldSelector, fieldManager, dryRun);
+        calls, type, namespace, emptyToNull(selector), fieldSelector, fieldManager, dryRun, shardSelector, requestTimeout);
   }
 
   /**
@@ -176,7 +185,45 @@ public final class ResourceClient<T extends HasMetadata> {
    */
   public ResourceClient<T> withFieldSelector(@Nullable String selector) {
     return new ResourceClient<>(
-        calls, type, namespace, labelSelector, emptyToNull(selector), fieldManager, dryRun);
+        calls, type, namespace, labelSelector, emptyToNull(selector), fieldManager, dryRun, shardSelector, requestTimeout);
+  }
+
+  /**
+   * A client whose lists and watches carry this shard selector ({@code shardSelector}, alpha:
+   * the API server's {@code ShardedListAndWatch} feature gate); null removes it. Where the server
+   * does not apply it (a list response without {@code metadata.shardInfo}), and on every watch
+   * event, the {@link #listerWatcher()} applies it itself, so an informer caches only the shard's
+   * objects either way; without server support every object still crosses the wire. A selector
+   * in the options of one call takes precedence.
+   *
+   * <p>Thread safety: returns a new immutable client; this one is unchanged.
+   */
+  public ResourceClient<T> withShardSelector(@Nullable ShardSelector selector) {
+    return new ResourceClient<>(calls, type, namespace, labelSelector, fieldSelector, fieldManager,
+        dryRun, selector, requestTimeout);
+  }
+
+  /**
+   * A client whose get, create, update, updateStatus, patch, apply and delete calls each fail
+   * after {@code timeout} (whole call, body included) instead of the client's request timeout
+   * (30 s by default); lists and watches keep their inactivity limits. For calls that must not
+   * outlive a deadline of their own, such as a Lease renewal.
+   *
+   * <p>Thread safety: returns a new immutable client; this one is unchanged.
+   *
+   * @throws IllegalArgumentException if {@code timeout} is not positive
+   */
+  public ResourceClient<T> withRequestTimeout(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("request timeout must be positive: " + timeout);
+    }
+    return new ResourceClient<>(calls, type, namespace, labelSelector, fieldSelector, fieldManager,
+        dryRun, shardSelector, timeout);
+  }
+
+  private Duration requestTimeout() {
+    return requestTimeout != null ? requestTimeout : calls.timeouts().request();
   }
 
   /**
@@ -194,7 +241,7 @@ public final class ResourceClient<T extends HasMetadata> {
       throw new IllegalArgumentException("fieldManager must not be empty (null removes it)");
     }
     return new ResourceClient<>(
-        calls, type, namespace, labelSelector, fieldSelector, fieldManager, dryRun);
+        calls, type, namespace, labelSelector, fieldSelector, fieldManager, dryRun, shardSelector, requestTimeout);
   }
 
   /**
@@ -207,7 +254,7 @@ public final class ResourceClient<T extends HasMetadata> {
    */
   public ResourceClient<T> withDryRun(boolean dryRun) {
     return new ResourceClient<>(
-        calls, type, namespace, labelSelector, fieldSelector, fieldManager, dryRun);
+        calls, type, namespace, labelSelector, fieldSelector, fieldManager, dryRun, shardSelector, requestTimeout);
   }
 
   /**
@@ -232,13 +279,14 @@ public final class ResourceClient<T extends HasMetadata> {
   /** As {@link #listerWatcher(UnaryOperator)}, reporting objects that do not bind. */
   ListerWatcher<T> listerWatcher(UnaryOperator<ListOptions> tweak, UndecodableObjects undecodable) {
     return new HttpListerWatcher<>(
-        calls.forCache(), type, namespace, labelSelector, fieldSelector, tweak, undecodable);
+        calls.forCache(), type, namespace, labelSelector, fieldSelector, shardSelector, tweak,
+        undecodable);
   }
 
   /** As {@link #listerWatcher()}, with objects decoded for the caller (modifiable). */
   private ListerWatcher<T> callerListerWatcher() {
     return new HttpListerWatcher<>(calls, type, namespace, labelSelector, fieldSelector,
-        UnaryOperator.identity(), UndecodableObjects.logOnly());
+        shardSelector, UnaryOperator.identity(), UndecodableObjects.logOnly());
   }
 
   /**
@@ -260,7 +308,7 @@ public final class ResourceClient<T extends HasMetadata> {
    */
   public Optional<T> get(String name) {
     Request request = newRequest(objectUrl(requireNamespace("get"), name, null)).get().build();
-    try (Response response = calls.execute(request, calls.timeouts().request())) {
+    try (Response response = calls.execute(request, requestTimeout())) {
       return Optional.of(decode(response, request));
     } catch (ApiException e) {
       if (isNotFound(e)) {
@@ -406,7 +454,7 @@ public final class ResourceClient<T extends HasMetadata> {
       b.delete(RequestBody.create(calls.mapper().writeValueAsBytes(options), JSON));
     }
     try {
-      calls.execute(b.build(), calls.timeouts().request()).close();
+      calls.execute(b.build(), requestTimeout()).close();
       return true;
     } catch (ApiException e) {
       if (isNotFound(e)) {
@@ -443,7 +491,7 @@ public final class ResourceClient<T extends HasMetadata> {
   }
 
   private T send(Request request) {
-    try (Response response = calls.execute(request, calls.timeouts().request())) {
+    try (Response response = calls.execute(request, requestTimeout())) {
       return decode(response, request);
     }
   }

@@ -177,6 +177,21 @@ class ResourceClientTest {
   }
 
   @Test
+  void withRequestTimeout_boundsTheWholeCall_andLeavesTheOriginalClientAlone() {
+    // The body trickles in for 10 s; the call may take 300 ms.
+    server.enqueue(new MockResponse.Builder().code(200).addHeader("Content-Type", "application/json")
+        .body(POD_A).throttleBody(1, 10, TimeUnit.SECONDS).build());
+    ResourceClient<Pod> hasty = pods().withRequestTimeout(java.time.Duration.ofMillis(300));
+
+    assertThatThrownBy(() -> hasty.get("a")).isInstanceOf(InformerException.class)
+        .isNotInstanceOf(ApiException.class);
+    server.enqueue(json(200, POD_A));
+    assertThat(pods().get("a")).isPresent();
+    assertThatThrownBy(() -> pods().withRequestTimeout(java.time.Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("positive");
+  }
+
+  @Test
   void list_followsContinueTokensAcrossAllPages() throws Exception {
     server.enqueue(json(200, CodecTranscripts.read("list-01-page1.json")));
     server.enqueue(json(200, CodecTranscripts.read("list-01-page2.json")));

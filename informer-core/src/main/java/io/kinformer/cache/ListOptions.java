@@ -19,6 +19,9 @@ import org.jspecify.annotations.Nullable;
  * @param allowWatchBookmarks {@code allowWatchBookmarks}: let the server send BOOKMARK events
  * @param sendInitialEvents {@code sendInitialEvents}: a streaming list (watch that starts with the
  *     current state and marks its end with a bookmark)
+ * @param shardSelector {@code shardSelector} (alpha, {@code ShardedListAndWatch}), in the API's
+ *     syntax (see {@link ShardSelector}): the server sends only the objects of that shard, and a
+ *     server without the feature ignores it
  */
 public record ListOptions(
     @Nullable String resourceVersion,
@@ -29,7 +32,8 @@ public record ListOptions(
     @Nullable String fieldSelector,
     @Nullable Long timeoutSeconds,
     boolean allowWatchBookmarks,
-    @Nullable Boolean sendInitialEvents) {
+    @Nullable Boolean sendInitialEvents,
+    @Nullable String shardSelector) {
 
   /** {@code resourceVersionMatch=NotOlderThan}. */
   public static final String NOT_OLDER_THAN = "NotOlderThan";
@@ -75,6 +79,7 @@ public record ListOptions(
     b.timeoutSeconds = timeoutSeconds;
     b.allowWatchBookmarks = allowWatchBookmarks;
     b.sendInitialEvents = sendInitialEvents;
+    b.shardSelector = shardSelector;
     return b;
   }
 
@@ -93,6 +98,7 @@ public record ListOptions(
     private @Nullable Long timeoutSeconds;
     private boolean allowWatchBookmarks;
     private @Nullable Boolean sendInitialEvents;
+    private @Nullable String shardSelector;
 
     private Builder() {}
 
@@ -150,6 +156,12 @@ public record ListOptions(
       return this;
     }
 
+    /** See {@link ListOptions#shardSelector()}. */
+    public Builder shardSelector(@Nullable String v) {
+      this.shardSelector = v;
+      return this;
+    }
+
     /**
      * Builds the options.
      *
@@ -165,7 +177,8 @@ public record ListOptions(
           fieldSelector,
           timeoutSeconds,
           allowWatchBookmarks,
-          sendInitialEvents);
+          sendInitialEvents,
+          shardSelector);
     }
   }
 }

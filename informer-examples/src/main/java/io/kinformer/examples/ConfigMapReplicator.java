@@ -27,6 +27,7 @@ import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -73,6 +74,7 @@ public final class ConfigMapReplicator implements AutoCloseable {
   private final RateLimitingQueue<String> queue;
   private final Workers workers;
   private final Consumer<String> journal;
+  private final Predicate<String> mayReconcile;
   private final AtomicInteger writes = new AtomicInteger();
 
   /**
@@ -87,6 +89,23 @@ public final class ConfigMapReplicator implements AutoCloseable {
       String sourceNamespace,
       int workerThreads,
       Consumer<String> journal) {
+    this(client, factory, sourceNamespace, workerThreads, journal, key -> true);
+  }
+
+  /**
+   * As the other constructor, for a replica that is responsible for some copies only: a copy
+   * whose key ("target-namespace/name") {@code mayReconcile} refuses is another replica's to
+   * write (see {@link ShardedConfigMapReplicator}); it is asked before each reconcile, and must
+   * be cheap.
+   */
+  public ConfigMapReplicator(
+      KubeClient client,
+      SharedInformerFactory factory,
+      String sourceNamespace,
+      int workerThreads,
+      Consumer<String> journal,
+      Predicate<String> mayReconcile) {
+    this.mayReconcile = Objects.requireNonNull(mayReconcile, "mayReconcile");
     this.client = Objects.requireNonNull(client, "client");
     this.sourceNamespace = Objects.requireNonNull(sourceNamespace, "sourceNamespace");
     this.journal = Objects.requireNonNull(journal, "journal");
@@ -169,6 +188,27 @@ public final class ConfigMapReplicator implements AutoCloseable {
     }
   }
 
+  /**
+   * Queues every copy, existing or due, whose key {@code which} selects: for a replica that just
+   * became responsible for them.
+   */
+  public void requeue(Predicate<String> which) {
+    for (Namespace ns : namespaces.list()) {
+      String target = ns.getMetadata().getName();
+      if (target.equals(sourceNamespace)) {
+        continue;
+      }
+      List<ConfigMap> candidates = new ArrayList<>(configMaps.namespace(sourceNamespace).list());
+      candidates.addAll(configMaps.namespace(target).list(LabelSelector.parse(REPLICA_OF_LABEL)));
+      for (ConfigMap cm : candidates) {
+        String key = target + "/" + cm.getMetadata().getName();
+        if (which.test(key)) {
+          queue.add(key);
+        }
+      }
+    }
+  }
+
   private void enqueueNamespace(String ns) {
     if (ns.equals(sourceNamespace)) {
       return;
@@ -189,6 +229,9 @@ public final class ConfigMapReplicator implements AutoCloseable {
     Keys.NamespacedName copyName = Keys.split(key);
     String ns = copyName.namespace();
     String name = copyName.name();
+    if (!mayReconcile.test(key)) {
+      return Reconciler.Result.done(); // another replica's copy, when replicas share the work
+    }
     Optional<ConfigMap> source =
         configMaps.namespace(sourceNamespace).get(name).filter(ConfigMapReplicator::replicated);
     boolean target = namespaces.get(ns).filter(ConfigMapReplicator::isTarget).isPresent();

@@ -12,10 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
@@ -148,7 +145,9 @@ public final class LeaderElector implements AutoCloseable {
     this.givenExecutor = b.executor;
     this.givenCallbackExecutor = b.callbackExecutor;
     this.description = leaseLock.describe();
-    this.claim = new LeaseClaim(leaseLock, config, clock);
+    // Each Lease call is bounded by the renew deadline (client-go bounds a renewal round by it),
+    // not by the client's 30 s request timeout, which would outlast the lease.
+    this.claim = new LeaseClaim(leaseLock.withRequestTimeout(config.renewDeadline()), config, clock);
   }
 
   /**
@@ -188,12 +187,12 @@ public final class LeaderElector implements AutoCloseable {
       if (givenExecutor != null) {
         executor = givenExecutor;
       } else {
-        ownedExecutor = singleDaemonThread("kinformer-leader-election-" + description, ownThreads);
+        ownedExecutor = DaemonThreads.single("kinformer-leader-election-" + description, ownThreads);
         executor = ownedExecutor;
       }
       Executor cbExecutor = givenCallbackExecutor;
       if (cbExecutor == null) {
-        ownedCallbackExecutor = singleDaemonThread(
+        ownedCallbackExecutor = DaemonThreads.single(
             "kinformer-leader-election-" + description + "-callbacks", ownThreads);
         cbExecutor = ownedCallbackExecutor;
       }
@@ -281,7 +280,7 @@ public final class LeaderElector implements AutoCloseable {
     }
     for (Thread t : ownThreads) {
       if (t != Thread.currentThread()) {
-        joinQuietly(t);
+        DaemonThreads.joinQuietly(t);
       }
     }
     stopped.complete(null);
@@ -450,8 +449,7 @@ public final class LeaderElector implements AutoCloseable {
 
   /** client-go's {@code wait.Jitter(d, JitterFactor)}: d plus a random [0, 1.2) of it. */
   Duration jittered(Duration d) {
-    long extra = (long) (d.toNanos() * LeaderElectionConfig.JITTER_FACTOR * random.nextDouble());
-    return d.plusNanos(extra);
+    return DaemonThreads.jittered(d, random);
   }
 
   private void schedule(Runnable step, Duration delay) {
@@ -513,32 +511,6 @@ public final class LeaderElector implements AutoCloseable {
       } finally {
         lock.unlock();
       }
-    }
-  }
-
-  /** One daemon thread, started with its first task, recorded in {@code created}. */
-  private static ExecutorService singleDaemonThread(String name, List<Thread> created) {
-    return new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-      Thread t = new Thread(r, name);
-      t.setDaemon(true);
-      created.add(t);
-      return t;
-    });
-  }
-
-  /** Waits for {@code t} to end; an interrupt is kept for the caller, and the wait goes on. */
-  private static void joinQuietly(Thread t) {
-    boolean interrupted = false;
-    while (true) {
-      try {
-        t.join();
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
     }
   }
 

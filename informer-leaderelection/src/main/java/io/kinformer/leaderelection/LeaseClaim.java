@@ -164,7 +164,9 @@ final class LeaseClaim {
       log.info("lease={} not found; nothing to release", description);
       return false;
     }
-    if (!holdsRecord()) {
+    // Decide by the Lease as read now, not by the last observation: another candidate may have
+    // taken it over since, and writing "no holder" over its record would end its claim.
+    if (!read.get().holderIdentity().equals(leaseLock.identity())) {
       return true;
     }
     Instant wallNow = clock.now();

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.kinformer.client.KubeClient;
 import io.kinformer.client.ResourceClient;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -69,6 +70,15 @@ public final class LeaseLock {
     if (s.isEmpty()) {
       throw new IllegalArgumentException(what + " must not be empty");
     }
+  }
+
+  /**
+   * This lock with every Lease call bounded by {@code timeout} (whole call) instead of the
+   * client's request timeout, as client-go bounds its attempts by the renew deadline; it shares
+   * nothing mutable with this one.
+   */
+  LeaseLock withRequestTimeout(Duration timeout) {
+    return new LeaseLock(leases.withRequestTimeout(timeout), namespace, name, identity);
   }
 
   /** The identity this candidate writes as the holder. */

@@ -1,5 +1,6 @@
 package io.kinformer.testing;
 
+import io.kinformer.cache.ShardSelector;
 import io.kinformer.time.Scheduler;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -394,7 +395,7 @@ final class ApiHandler extends Handler.Abstract {
         long rv = store.currentRv();
         List<StoredObject> deleted = ops.deleteCollection(type, filter,
             ApiOps.DeleteOptions.parse(body(request), query.getValue("gracePeriodSeconds")));
-        writeList(request, response, callback, type, rv, null, -1, deleted, null);
+        writeList(request, response, callback, type, rv, null, -1, deleted, null, null);
         return;
       }
       default:
@@ -575,8 +576,8 @@ final class ApiHandler extends Handler.Abstract {
             + "\": invalid syntax");
       }
     }
-    Filter filter = Filter.parse(type, namespace, query.getValue("labelSelector"),
-        query.getValue("fieldSelector"));
+    Filter filter = shardFilter(Filter.parse(type, namespace, query.getValue("labelSelector"),
+        query.getValue("fieldSelector")), query);
     String accept = acceptOf(request);
     boolean meta = accept.contains(META_LIST);
     if (!meta && accept.contains(META_OBJECT)) {
@@ -646,7 +647,16 @@ final class ApiHandler extends Handler.Abstract {
       }
     }
     writeList(request, response, callback, type, snap.rv(), next, remaining, page,
-        meta ? metaApiVersion(accept) : null);
+        meta ? metaApiVersion(accept) : null, filter.shard);
+  }
+
+  /**
+   * {@code filter} restricted to the query's {@code shardSelector}, unless the server plays one
+   * without the {@code ShardedListAndWatch} gate ({@link Faults#ignoreShardSelectors}).
+   */
+  private Filter shardFilter(Filter filter, Fields query) {
+    return faults.ignoreShardSelectors() ? filter
+        : filter.withShardSelector(query.getValue("shardSelector"));
   }
 
   /** gzip at level 1, as kube-apiserver's defaultGzipContentEncodingLevel. */
@@ -667,7 +677,8 @@ final class ApiHandler extends Handler.Abstract {
    */
   private void writeList(Request request, Response response, Callback callback,
       ServedResource type, long rv, @Nullable String next, long remaining,
-      List<StoredObject> items, @Nullable String metaApiVersion) throws IOException {
+      List<StoredObject> items, @Nullable String metaApiVersion, @Nullable ShardSelector shard)
+      throws IOException {
     boolean meta = metaApiVersion != null;
     response.setStatus(200);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, JSON);
@@ -696,6 +707,10 @@ final class ApiHandler extends Handler.Abstract {
       if (remaining >= 0) {
         md.put("remainingItemCount", remaining);
       }
+    }
+    if (shard != null) {
+      // kube-apiserver's SetShardInfoOnList: the selector as the server re-prints it.
+      md.putObject("shardInfo").put("selector", shard.toString());
     }
     byte[] h = Json.bytes(head);
     boolean pretty = PrettyJson.wanted(request);
@@ -790,6 +805,7 @@ final class ApiHandler extends Handler.Abstract {
       filter = Filter.parse(type, route.namespace(), query.getValue("labelSelector"),
           joinFieldSelector(query.getValue("fieldSelector"), route.name()));
     }
+    filter = shardFilter(filter, query);
     String accept = acceptOf(request);
     boolean metaList = accept.contains(META_LIST);
     boolean meta = !metaList && accept.contains(META_OBJECT);

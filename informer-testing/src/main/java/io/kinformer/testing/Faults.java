@@ -47,6 +47,7 @@ public final class Faults {
   private final Registry registry;
   private volatile boolean tooOldWatchAsHttp410;
   private volatile boolean refuseStreamingLists;
+  private volatile boolean ignoreShardSelectors;
 
   Faults(Set<WatchSession> watches, Store store, Registry registry) {
     this.watches = watches;
@@ -334,6 +335,20 @@ public final class Faults {
     return refuseStreamingLists;
   }
 
+  /**
+   * Whether the {@code shardSelector} parameter of lists and watches is ignored, as by a server
+   * whose {@code ShardedListAndWatch} feature gate is off (the default of kube-apiserver 1.36):
+   * every object is sent and no list carries {@code metadata.shardInfo}, so a client must filter
+   * by itself. Off by default: the embedded server honours shard selectors.
+   */
+  public void ignoreShardSelectors(boolean enabled) {
+    this.ignoreShardSelectors = enabled;
+  }
+
+  boolean ignoreShardSelectors() {
+    return ignoreShardSelectors;
+  }
+
   // ---- counters ------------------------------------------------------------------------------
 
   void count(Verb verb, @Nullable String resource) {
@@ -398,5 +413,6 @@ public final class Faults {
     latency.clear();
     tooOldWatchAsHttp410 = false;
     refuseStreamingLists = false;
+    ignoreShardSelectors = false;
   }
 }

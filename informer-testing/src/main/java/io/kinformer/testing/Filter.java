@@ -1,6 +1,7 @@
 package io.kinformer.testing;
 
 import io.kinformer.cache.LabelSelector;
+import io.kinformer.cache.ShardSelector;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -10,7 +11,8 @@ import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a list or watch selects: a namespace (or all), a label selector and a field selector.
+ * What a list or watch selects: a namespace (or all), a label selector, a field selector and a
+ * shard selector ({@code ShardedListAndWatch}).
  *
  * <p>Thread safety: immutable.
  */
@@ -21,8 +23,10 @@ final class Filter {
   final @Nullable String namespace;
   private final Predicate<Map<String, String>> labels;
   private final List<FieldRequirement> fields;
-  /** Whether a label or field selector was given (then lists omit remainingItemCount). */
+  /** Whether a label, field or shard selector was given (then lists omit remainingItemCount). */
   final boolean selective;
+  /** The shard selector applied, or null: a list echoes it in {@code metadata.shardInfo}. */
+  final @Nullable ShardSelector shard;
 
   private record FieldRequirement(String field, String value, boolean equal) {}
 
@@ -30,11 +34,34 @@ final class Filter {
       @Nullable String namespace,
       Predicate<Map<String, String>> labels,
       List<FieldRequirement> fields,
-      boolean selective) {
+      boolean selective,
+      @Nullable ShardSelector shard) {
     this.namespace = namespace;
     this.labels = labels;
     this.fields = fields;
     this.selective = selective;
+    this.shard = shard;
+  }
+
+  /**
+   * This filter, restricted to the shard selector {@code raw} (the query's {@code
+   * shardSelector}), as kube-apiserver's generic registry store does with the gate on; an absent
+   * or empty parameter changes nothing.
+   *
+   * @throws ApiError 500 without a reason, as kube-apiserver answers a selector that {@code
+   *     sharding.Parse} refuses (the registry returns a plain error, not an API status)
+   */
+  Filter withShardSelector(@Nullable String raw) {
+    if (raw == null || raw.isEmpty()) {
+      return this;
+    }
+    ShardSelector parsed;
+    try {
+      parsed = ShardSelector.parse(raw);
+    } catch (IllegalArgumentException e) {
+      throw ApiError.unknown("invalid shard selector: " + e.getMessage());
+    }
+    return new Filter(namespace, labels, fields, true, parsed);
   }
 
   /**
@@ -88,11 +115,11 @@ final class Filter {
         reqs.add(new FieldRequirement(field, value, equal));
       }
     }
-    return new Filter(namespace, lp, List.copyOf(reqs), selective);
+    return new Filter(namespace, lp, List.copyOf(reqs), selective, null);
   }
 
   static Filter namespaceOnly(@Nullable String namespace) {
-    return new Filter(namespace, m -> true, List.of(), false);
+    return new Filter(namespace, m -> true, List.of(), false, null);
   }
 
   private static boolean supportsField(ServedResource type, String field) {
@@ -121,6 +148,10 @@ final class Filter {
 
   boolean matches(StoredObject o) {
     if (namespace != null && !namespace.equals(o.namespace)) {
+      return false;
+    }
+    if (shard != null && !shard.matchesValue(
+        shard.field() == ShardSelector.Field.UID ? o.uid : o.namespace)) {
       return false;
     }
     if (!labels.test(o.labels)) {
