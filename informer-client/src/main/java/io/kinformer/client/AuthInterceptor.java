@@ -84,6 +84,11 @@ final class AuthInterceptor implements Interceptor, Authenticator {
     return null;
   }
 
+  /** The exec credential plugin these credentials come from, if they do (its certificates). */
+  @Nullable ExecCredentialPlugin execPlugin() {
+    return tokens instanceof ExecCredentialPlugin plugin ? plugin : null;
+  }
+
   /** Ends a credential plugin that is running; later requests fail to get credentials. */
   void close() {
     if (tokens != null) {
@@ -97,7 +102,9 @@ final class AuthInterceptor implements Interceptor, Authenticator {
     if (request.header(AUTHORIZATION) != null) {
       return chain.proceed(request);
     }
-    return chain.proceed(ours(request.newBuilder()).header(AUTHORIZATION, header()).build());
+    String header = header();
+    Request.Builder ours = ours(request.newBuilder());
+    return chain.proceed(header == null ? ours.build() : ours.header(AUTHORIZATION, header).build());
   }
 
   /**
@@ -109,13 +116,15 @@ final class AuthInterceptor implements Interceptor, Authenticator {
     return builder.tag(AuthInterceptor.class, this);
   }
 
-  private String header() throws IOException {
+  /** The Authorization header to send, or null (credentials presented by TLS instead). */
+  private @Nullable String header() throws IOException {
     if (fixedHeader != null) {
       return fixedHeader;
     }
     AuthTokenSource source = Objects.requireNonNull(tokens);
     try {
-      return "Bearer " + source.token();
+      String token = source.token();
+      return token == null ? null : "Bearer " + token;
     } catch (KubeConfigException e) {
       throw new IOException("cannot get credentials: " + e.getMessage(), e);
     } catch (RuntimeException e) {
@@ -166,6 +175,9 @@ final class AuthInterceptor implements Interceptor, Authenticator {
         return null;
       }
       retryHeader = header();
+      if (retryHeader == null) {
+        return null; // the plugin now answers with a certificate: nothing to put in a header
+      }
     } catch (IOException e) {
       // As client-go's exec round tripper: the refresh failure is logged and the caller gets the
       // server's 401 (an ApiException with its Status), not an I/O error that would hide it.

@@ -1,5 +1,7 @@
 package io.kinformer.client;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A bearer token that may change over time: a token file that rotates, or an exec plugin's
  * expiring credential. Implementations cache and decide themselves when to fetch anew.
@@ -9,10 +11,12 @@ package io.kinformer.client;
 interface AuthTokenSource extends AutoCloseable {
 
   /**
-   * The token to send now.
+   * The token to send now, or null if the credentials are not a token (an exec plugin that
+   * returned a client certificate, presented in the TLS handshake instead).
    *
    * @throws KubeConfigException if none can be obtained; the message never contains a token
    */
+  @Nullable
   String token();
 
   /**

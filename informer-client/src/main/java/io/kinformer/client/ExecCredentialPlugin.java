@@ -40,11 +40,11 @@ import tools.jackson.databind.node.ObjectNode;
  *       status.token}; the token is cached until {@code status.expirationTimestamp} (for ever
  *       without one) and fetched anew after a 401 unless another caller already did;
  *   <li>stderr passes through to the process's stderr, as in client-go;
- *   <li>a plugin that returns a client certificate and key instead of a token is refused with a
- *       clear error: certificates that arrive while the client runs are not wired into its TLS
- *       setup (certificate files named by the kubeconfig are, see {@link
- *       RotatingClientKeyManager}); a token returned with them is used and the certificate
- *       ignored, with a WARN.
+ *   <li>a plugin may return a client certificate and key ({@code status.clientCertificateData}
+ *       and {@code clientKeyData}, PEM) instead of a token, or beside one: the client's TLS
+ *       handshakes then present them ({@link ExecClientKeyManager}), fetched anew once they
+ *       expire, as client-go's {@code GetClientCertificate} callback does; a certificate without
+ *       its key, or the reverse, is refused.
  * </ul>
  *
  * <p>A plugin that has not finished within {@link ClientOptions#execTimeout()} (60 s by default;
@@ -82,8 +82,16 @@ final class ExecCredentialPlugin implements AuthTokenSource {
   private @Nullable String token;
   // @GuardedBy("lock"): null when the token does not expire.
   private @Nullable Instant expiry;
+  // @GuardedBy("lock"): the client certificate and key (PEM) of the last run, or null.
+  private @Nullable String certificatePem;
   // @GuardedBy("lock")
-  private boolean warnedAboutCertificate;
+  private @Nullable String keyPem;
+  // @GuardedBy("lock"): whether the last successful run answered at all (with either kind).
+  private boolean answered;
+  // @GuardedBy("lock"): a run replaced the certificate; certificateChanged is to be told.
+  private boolean certificateReplaced;
+  /** Told, with no lock held, after a run replaced the client certificate. */
+  private volatile Runnable certificateChanged = () -> { };
 
   ExecCredentialPlugin(ExecConfig config, KubeConfig cluster, Clock clock, Duration timeout) {
     this.config = config;
@@ -102,6 +110,24 @@ final class ExecCredentialPlugin implements AuthTokenSource {
     }
   }
 
+  /**
+   * Who is told after a run replaced the client certificate (the TLS setup, which must then stop
+   * new connections from resuming sessions of the old one).
+   */
+  void onCertificateChange(Runnable listener) {
+    this.certificateChanged = listener;
+  }
+
+  /** Releases the lock, then tells the listener if a run replaced the certificate. */
+  private void unlockAndNotify() {
+    boolean replaced = certificateReplaced;
+    certificateReplaced = false;
+    lock.unlock();
+    if (replaced) {
+      certificateChanged.run();
+    }
+  }
+
   private void requireOpen() {
     if (closed) {
       throw new KubeConfigException(
@@ -110,17 +136,51 @@ final class ExecCredentialPlugin implements AuthTokenSource {
   }
 
   @Override
-  public String token() {
+  public @Nullable String token() {
     lockInterruptibly();
     try {
       requireOpen();
-      if (token != null && (expiry == null || clock.now().isBefore(expiry))) {
-        return token;
+      if (!answered || expired()) {
+        runLocked();
       }
-      return runLocked();
+      return token;
     } finally {
-      lock.unlock();
+      unlockAndNotify();
     }
+  }
+
+  /**
+   * The client certificate and key (PEM) to present now, running the plugin if it has not answered
+   * or its credential expired; null if it answers with a token only.
+   *
+   * @throws KubeConfigException if the plugin fails
+   */
+  @Nullable
+  ClientCertificate clientCertificate() {
+    lockInterruptibly();
+    try {
+      requireOpen();
+      if (!answered || expired()) {
+        runLocked();
+      }
+      return certificatePem == null || keyPem == null
+          ? null : new ClientCertificate(certificatePem, keyPem);
+    } finally {
+      unlockAndNotify();
+    }
+  }
+
+  /** A certificate chain and its private key, in PEM. */
+  record ClientCertificate(String certificatePem, String keyPem) {
+    @Override
+    public String toString() {
+      return "ClientCertificate[key withheld]";
+    }
+  }
+
+  private boolean expired() {
+    assert lock.isHeldByCurrentThread();
+    return expiry != null && !clock.now().isBefore(expiry);
   }
 
   @Override
@@ -131,9 +191,10 @@ final class ExecCredentialPlugin implements AuthTokenSource {
       if (token != null && !token.equals(rejected)) {
         return true; // someone else rotated it already
       }
-      return !runLocked().equals(rejected);
+      runLocked();
+      return token != null && !token.equals(rejected);
     } finally {
-      lock.unlock();
+      unlockAndNotify();
     }
   }
 
@@ -152,7 +213,8 @@ final class ExecCredentialPlugin implements AuthTokenSource {
     }
   }
 
-  private String runLocked() {
+  /** Runs the plugin and caches what it answered. */
+  private void runLocked() {
     assert lock.isHeldByCurrentThread();
     List<String> commandLine = new ArrayList<>();
     commandLine.add(config.command());
@@ -225,7 +287,7 @@ final class ExecCredentialPlugin implements AuthTokenSource {
           config.origin() + ": exec: executable " + config.command() + " failed with exit code "
               + exit + hint());
     }
-    return accept(stdout);
+    accept(stdout);
   }
 
   /** Reads the plugin's standard output, at most {@link #MAX_OUTPUT_BYTES}, on a new thread. */
@@ -293,7 +355,7 @@ final class ExecCredentialPlugin implements AuthTokenSource {
     process.destroyForcibly();
   }
 
-  private String accept(byte[] stdout) {
+  private void accept(byte[] stdout) {
     assert lock.isHeldByCurrentThread();
     String what = config.origin() + ": exec: " + config.command();
     JsonNode root;
@@ -320,26 +382,22 @@ final class ExecCredentialPlugin implements AuthTokenSource {
       throw new KubeConfigException(what + ": exec plugin didn't return a status field");
     }
     String newToken = status.path("token").asString("");
-    boolean hasCert = !status.path("clientCertificateData").asString("").isEmpty()
-        || !status.path("clientKeyData").asString("").isEmpty();
-    if (newToken.isEmpty()) {
-      if (hasCert) {
-        throw new KubeConfigException(
-            what + ": the plugin returned a client certificate and key; kinformer supports only"
-                + " token credentials from exec plugins (configure the certificate as"
-                + " client-certificate/client-key, or use a plugin mode that returns a token)");
+    String cert = status.path("clientCertificateData").asString("");
+    String key = status.path("clientKeyData").asString("");
+    if (cert.isEmpty() != key.isEmpty()) {
+      throw new KubeConfigException(what + ": exec plugin returned "
+          + (cert.isEmpty() ? "clientKeyData without clientCertificateData"
+              : "clientCertificateData without clientKeyData"));
+    }
+    if (newToken.isEmpty() && cert.isEmpty()) {
+      throw new KubeConfigException(what + ": exec plugin didn't return a token or certificate");
+    }
+    if (!newToken.isEmpty()) {
+      String problem = AuthConfig.headerValueProblem(newToken);
+      if (problem != null) {
+        // client-go would pass it on and Go's HTTP client refuse it; say which plugin is at fault.
+        throw new KubeConfigException(what + ": status.token " + problem);
       }
-      throw new KubeConfigException(what + ": exec plugin didn't return a token");
-    }
-    String problem = AuthConfig.headerValueProblem(newToken);
-    if (problem != null) {
-      // client-go would pass it on and Go's HTTP client refuse it; say which plugin is at fault.
-      throw new KubeConfigException(what + ": status.token " + problem);
-    }
-    if (hasCert && !warnedAboutCertificate) {
-      warnedAboutCertificate = true;
-      log.warn("{}: the plugin also returned a client certificate, which kinformer ignores; the"
-          + " token is used", what);
     }
     Instant newExpiry = null;
     String exp = status.path("expirationTimestamp").asString("");
@@ -351,11 +409,18 @@ final class ExecCredentialPlugin implements AuthTokenSource {
             what + ": status.expirationTimestamp is not an RFC 3339 time: " + exp);
       }
     }
-    token = newToken;
+    token = newToken.isEmpty() ? null : newToken;
+    if (certificatePem != null && !certificatePem.equals(cert)) {
+      certificateReplaced = true;
+    }
+    certificatePem = cert.isEmpty() ? null : cert;
+    keyPem = key.isEmpty() ? null : key;
     expiry = newExpiry;
-    log.debug("{}: got a token{}", what, newExpiry == null ? " without expiry" : " expiring at "
-        + newExpiry);
-    return newToken;
+    answered = true;
+    log.debug("{}: got {}{}", what,
+        token != null && certificatePem != null ? "a token and a client certificate"
+            : token != null ? "a token" : "a client certificate",
+        newExpiry == null ? " without expiry" : " expiring at " + newExpiry);
   }
 
   private String hint() {

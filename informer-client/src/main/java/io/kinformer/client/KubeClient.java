@@ -90,10 +90,11 @@ public final class KubeClient implements AutoCloseable {
     this.config = config;
     this.options = options;
     this.baseUrl = Objects.requireNonNull(HttpUrl.parse(config.server().toString()));
-    TlsSetup tls = TlsSetup.create(config, options.clock());
     AuthInterceptor auth =
         AuthInterceptor.create(config, options.clock(), options.execTimeout());
     this.auth = auth;
+    TlsSetup tls =
+        TlsSetup.create(config, options.clock(), auth == null ? null : auth.execPlugin());
     this.dispatcherExecutor =
         new ThreadPoolExecutor(
             0,

@@ -58,6 +58,14 @@ record TlsSetup(
    * @param clock paces the checks of client certificate and key files for rotation
    */
   static TlsSetup create(KubeConfig config, Clock clock) {
+    return create(config, clock, null);
+  }
+
+  /**
+   * As above; {@code exec}, the kubeconfig's exec credential plugin if its credentials are used,
+   * supplies the client certificate when the kubeconfig names none.
+   */
+  static TlsSetup create(KubeConfig config, Clock clock, @Nullable ExecCredentialPlugin exec) {
     X509TrustManager trust;
     if (config.insecureSkipTlsVerify()) {
       trust = new TrustAll();
@@ -72,6 +80,11 @@ record TlsSetup(
       throw new IllegalStateException("the JDK cannot create a TLS context", e);
     }
     KeyManager[] keys = keyManagers(config.auth(), clock, context);
+    if (keys == null && exec != null) {
+      keys = new KeyManager[] {
+        new ExecClientKeyManager(exec, () -> invalidateSessions(context.getClientSessionContext()))
+      };
+    }
     try {
       context.init(keys, new TrustManager[] {trust}, null);
     } catch (GeneralSecurityException e) {

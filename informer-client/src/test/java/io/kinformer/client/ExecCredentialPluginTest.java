@@ -371,16 +371,6 @@ class ExecCredentialPluginTest {
   }
 
   @Test
-  void request_whenPluginReturnsClientCertificate_explainsItIsUnsupported() throws Exception {
-    try (KubeClient client = client(ExecConfig.V1, "cert", "")) {
-      assertThatThrownBy(() -> KubeClientTest.get(client, "/a"))
-          .cause()
-          .hasMessageContaining("returned a client certificate and key; kinformer supports only"
-              + " token credentials from exec plugins");
-    }
-  }
-
-  @Test
   void request_whenPluginPrintsGarbage_failsWithoutQuotingIt() throws Exception {
     try (KubeClient client = client(ExecConfig.V1, "garbage", "")) {
       assertThatThrownBy(() -> KubeClientTest.get(client, "/a"))
