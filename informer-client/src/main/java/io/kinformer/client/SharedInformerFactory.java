@@ -18,6 +18,7 @@ import io.kinformer.time.Scheduler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -89,6 +90,8 @@ public final class SharedInformerFactory implements AutoCloseable {
   private final Object lock = new Object();
   // @GuardedBy("lock")
   private final Map<Key, SharedIndexInformer<?>> informers = new LinkedHashMap<>();
+  // @GuardedBy("lock"): how many informerFor calls handed out each informer, less its releases.
+  private final Map<SharedIndexInformer<?>, Integer> references = new IdentityHashMap<>();
   // @GuardedBy("lock")
   private boolean closed;
 
@@ -319,6 +322,7 @@ public final class SharedInformerFactory implements AutoCloseable {
       @SuppressWarnings("unchecked")
       SharedIndexInformer<T> existing = (SharedIndexInformer<T>) informers.get(key);
       if (existing != null) {
+        references.merge(existing, 1, Integer::sum);
         return existing;
       }
       String nsPart =
@@ -328,8 +332,42 @@ public final class SharedInformerFactory implements AutoCloseable {
       SharedIndexInformer<T> created =
           create(type, effective, uniqueNameLocked(informerName(type, nsPart, effective)));
       informers.put(key, created);
+      references.put(created, 1);
       return created;
     }
+  }
+
+  /**
+   * Gives up one reference to {@code informer}: every {@code informerFor} (or {@code
+   * metadataInformerFor}, {@code multiNamespaceInformerFor}) call that returned it took one. When
+   * the last one is given up, the informer is closed and forgotten, so that a later request makes
+   * a new one; the factory's other informers go on. A component that asks for an informer when it
+   * starts and releases it when it stops thus never stops an informer another component still
+   * uses. client-go's factory has no such call; an informer that nobody releases lives until the
+   * factory is closed, as there.
+   *
+   * @return true if this was the last reference and the informer is now closed
+   * @throws IllegalArgumentException if {@code informer} is not this factory's, or was released as
+   *     often as it was handed out
+   */
+  public boolean release(SharedIndexInformer<?> informer) {
+    Objects.requireNonNull(informer, "informer");
+    synchronized (lock) {
+      Integer refs = references.get(informer);
+      if (refs == null) {
+        throw new IllegalArgumentException(
+            informer.name() + " is not an informer of this factory, or was released already");
+      }
+      if (refs > 1) {
+        references.put(informer, refs - 1);
+        return false;
+      }
+      references.remove(informer);
+      informers.values().removeIf(i -> i == informer);
+    }
+    informer.close();
+    log.debug("released and closed informer {}", informer.name());
+    return true;
   }
 
   /** Refuses a closed factory before discovery, which would otherwise fail first or go unused. */
