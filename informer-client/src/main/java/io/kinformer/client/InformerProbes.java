@@ -27,8 +27,8 @@ import java.util.function.Supplier;
  *       stopped, or it is failing (its last list or watch attempt failed) or not yet synced, and has
  *       made no progress (no stored list, opened watch or event) for longer than the threshold. A
  *       synced informer without failures stays live however quiet its resource is: no event for
- *       hours is no reason to restart. Choose a threshold above the longest backoff (30 s by
- *       default) times the failures you tolerate, and above the time your largest initial list
+ *       hours is no reason to restart. Choose a threshold above the longest backoff (up to a
+ *       minute by default, jitter included) and above the time your largest initial list
  *       takes; a few minutes suits most controllers.
  * </ul>
  *

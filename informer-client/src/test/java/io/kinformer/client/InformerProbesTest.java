@@ -111,9 +111,9 @@ class InformerProbesTest {
     SharedIndexInformer<Pod> pods = factory.informerFor(Pod.class);
     InformerProbes probes = InformerProbes.of(factory, THRESHOLD);
     factory.start();
-    await().until(() -> healthOf(pods).consecutiveFailures() == 1);
+    await().until(() -> cms.hasSynced() && healthOf(pods).consecutiveFailures() == 1);
 
-    SyncResult result = factory.waitForCacheSyncResult(Duration.ofSeconds(20));
+    SyncResult result = factory.waitForCacheSyncResult(Duration.ZERO); // pods waits on the clock
     assertThat(result.synced()).isFalse();
     assertThat(result.notSynced()).extracting(InformerHealth::name).containsExactly(pods.name());
     InformerHealth failing = result.notSynced().get(0);
