@@ -24,16 +24,16 @@ import java.util.function.Supplier;
  * <ul>
  *   <li><b>Readiness</b> fails until every informer has synced, and again while one is stopped.
  *   <li><b>Liveness</b> fails when an informer is stuck ({@link InformerHealth#stuck}): it is
- *       stopped, or it is failing (its last list or watch attempt failed) or not yet synced, and has
- *       made no progress (no stored list, opened watch or event) for longer than the threshold. A
- *       synced informer without failures stays live however quiet its resource is: no event for
- *       hours is no reason to restart. Choose a threshold above the longest backoff (up to a
- *       minute by default, jitter included) and above the time your largest initial list
- *       takes; a few minutes suits most controllers.
+ *       stopped, or it is failing (its last list or watch attempt failed) or not yet synced, and
+ *       has made no progress (no stored list, opened watch or event) for longer than the
+ *       threshold. A synced informer without failures stays live however quiet its resource is:
+ *       no event for hours is no reason to restart. Choose a threshold above the longest backoff
+ *       (up to a minute by default, jitter included) and above the time your largest initial
+ *       list takes; a few minutes suits most controllers.
  * </ul>
  *
- * <p>Each check takes a fresh health snapshot; it takes no lock of the informers and runs no user
- * code.
+ * <p>Each check takes a fresh health snapshot ({@link SharedInformerFactory#health()}); it never
+ * waits for I/O and runs no user code.
  *
  * <p>Thread safety: thread-safe.
  */

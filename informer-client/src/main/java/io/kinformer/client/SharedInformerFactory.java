@@ -582,8 +582,8 @@ public final class SharedInformerFactory implements AutoCloseable {
 
   /**
    * Every informer's health (started or not), ordered by name: a snapshot from {@link
-   * SharedIndexInformer#health()} each. Lock-free on the informers' side; for probes see {@link
-   * InformerProbes}.
+   * SharedIndexInformer#health()} each, taken after the factory's lock is released; for probes see
+   * {@link InformerProbes}.
    */
   public List<InformerHealth> health() {
     List<SharedIndexInformer<?>> all;

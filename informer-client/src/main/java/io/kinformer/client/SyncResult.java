@@ -10,8 +10,9 @@ import java.util.stream.Collectors;
  * last error; {@link #toString()} says so in one line per informer, ready for an exception message
  * or a log line.
  *
+ * <p>Thread safety: immutable.
+ *
  * @param informers each started informer's health, in start order
- *     <p>Thread safety: immutable.
  */
 public record SyncResult(List<InformerHealth> informers) {
 

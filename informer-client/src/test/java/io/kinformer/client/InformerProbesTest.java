@@ -192,7 +192,8 @@ class InformerProbesTest {
     SharedIndexInformer<ConfigMap> cms = factory.informerFor(ConfigMap.class);
     SharedIndexInformer<Pod> pods = factory.informerFor(Pod.class);
     InformerProbes probes = InformerProbes.of(factory, THRESHOLD);
-    HttpServer http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    HttpServer http =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     probes.registerWith(http);
     http.start();
     try {
@@ -226,6 +227,7 @@ class InformerProbesTest {
   private static HttpResponse<String> get(String uri) throws IOException, InterruptedException {
     HttpClient http = HttpClient.newBuilder().proxy(HttpClient.Builder.NO_PROXY).build();
     return http.send(
-        HttpRequest.newBuilder(URI.create(uri)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        HttpRequest.newBuilder(URI.create(uri)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 }

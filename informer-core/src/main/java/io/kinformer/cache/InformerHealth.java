@@ -2,6 +2,7 @@ package io.kinformer.cache;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Locale;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -13,6 +14,8 @@ import org.jspecify.annotations.Nullable;
  * new watch every few minutes and, on a real server, receives a bookmark about every minute. Judge
  * health by {@link #consecutiveFailures()}, {@link #state()} and {@link #synced()}, not by the age
  * of {@link #lastEventTime()} alone.
+ *
+ * <p>Thread safety: immutable.
  *
  * @param name the informer's name
  * @param state the reflector's state ({@link ReflectorState.Idle} with no failure before start)
@@ -27,7 +30,6 @@ import org.jspecify.annotations.Nullable;
  * @param consecutiveFailures failures since the last success (a stored list, an opened watch or
  *     an event); 0 while healthy
  * @param terminal whether the informer will not recover by policy: it was closed or stopped
- *     <p>Thread safety: immutable.
  */
 public record InformerHealth(
     String name,
@@ -96,6 +98,6 @@ public record InformerHealth(
   }
 
   private static String stateName(ReflectorState state) {
-    return state.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT);
+    return state.getClass().getSimpleName().toLowerCase(Locale.ROOT);
   }
 }

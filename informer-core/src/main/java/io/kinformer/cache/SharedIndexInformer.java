@@ -231,8 +231,8 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
 
   /**
    * A snapshot of this informer's health: its reflector's state, whether it has synced, when it
-   * last made progress, its last error and how many attempts failed in a row. Cheap and lock-free;
-   * call it as often as a probe needs. Before {@link #start()} it reports an idle, unsynced
+   * last made progress, its last error and how many attempts failed in a row. Cheap, and never
+   * waits for I/O or user code: call it as often as a probe needs. Before {@link #start()} it reports an idle, unsynced
    * informer with no history.
    */
   InformerHealth health();

@@ -114,6 +114,7 @@ class HealthProbesExampleTest {
   private static HttpResponse<String> get(String uri) throws IOException, InterruptedException {
     HttpClient client = HttpClient.newBuilder().proxy(HttpClient.Builder.NO_PROXY).build();
     return client.send(
-        HttpRequest.newBuilder(URI.create(uri)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        HttpRequest.newBuilder(URI.create(uri)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 }
