@@ -3,6 +3,7 @@ package io.kinformer.client;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
+import io.kinformer.cache.InformerHealth;
 import io.kinformer.cache.InformerMetricsProvider;
 import io.kinformer.cache.Informers;
 import io.kinformer.cache.LabelSelector;
@@ -17,6 +18,7 @@ import io.kinformer.time.Clock;
 import io.kinformer.time.Scheduler;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -599,6 +601,44 @@ public final class SharedInformerFactory implements AutoCloseable {
       result.put(i.name(), i.hasSynced());
     }
     return result;
+  }
+
+  /**
+   * Waits until every started informer has synced, or the timeout passes, and returns each one's
+   * health: {@link SyncResult#notSynced()} names every informer that did not sync and its last
+   * error (a 403 on the list, say).
+   */
+  public SyncResult waitForCacheSyncResult(Duration timeout) {
+    SharedIndexInformer<?>[] started = startedInformers();
+    Informers.waitForCacheSync(timeout, started);
+    List<InformerHealth> health = new ArrayList<>(started.length);
+    for (SharedIndexInformer<?> i : started) {
+      health.add(i.health());
+    }
+    return new SyncResult(health);
+  }
+
+  /**
+   * Every informer's health (started or not), ordered by name: a snapshot from {@link
+   * SharedIndexInformer#health()} each, taken after the factory's lock is released; for probes see
+   * {@link InformerProbes}.
+   */
+  public List<InformerHealth> health() {
+    List<SharedIndexInformer<?>> all;
+    synchronized (lock) {
+      all = new ArrayList<>(informers.values());
+    }
+    List<InformerHealth> health = new ArrayList<>(all.size());
+    for (SharedIndexInformer<?> i : all) {
+      health.add(i.health());
+    }
+    health.sort(Comparator.comparing(InformerHealth::name));
+    return List.copyOf(health);
+  }
+
+  /** The clock every informer of this factory runs on. */
+  Clock clock() {
+    return clock;
   }
 
   private SharedIndexInformer<?>[] startedInformers() {

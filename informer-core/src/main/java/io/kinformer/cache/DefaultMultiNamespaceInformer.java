@@ -2,8 +2,10 @@ package io.kinformer.cache;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -540,6 +542,58 @@ final class DefaultMultiNamespaceInformer<T extends HasMetadata>
       return closed;
     }
   }
+
+  /**
+   * The namespace informers' health in one: the state, progress time and failure count of the
+   * worst part (stopped, then failing most, then not synced, then least recently progressing), the
+   * latest event and error of any part (the error named by its part), synced as {@link
+   * #hasSynced()}, terminal if this informer or any part is.
+   */
+  @Override
+  public InformerHealth health() {
+    boolean stopped = isStopped();
+    Collection<SharedIndexInformer<T>> now = parts.values();
+    if (now.isEmpty()) {
+      return InformerHealth.notStarted(name, stopped);
+    }
+    InformerHealth worst = null;
+    Instant lastEvent = null;
+    InformerHealth lastErrorOf = null;
+    boolean terminal = stopped;
+    for (SharedIndexInformer<T> p : now) {
+      InformerHealth h = p.health();
+      terminal |= h.terminal();
+      if (worst == null || WORST_FIRST.compare(h, worst) < 0) {
+        worst = h;
+      }
+      if (h.lastEventTime() != null
+          && (lastEvent == null || h.lastEventTime().isAfter(lastEvent))) {
+        lastEvent = h.lastEventTime();
+      }
+      if (h.lastErrorTime() != null
+          && (lastErrorOf == null || h.lastErrorTime().isAfter(lastErrorOf.lastErrorTime()))) {
+        lastErrorOf = h;
+      }
+    }
+    return new InformerHealth(
+        name,
+        worst.state(),
+        hasSynced(),
+        lastEvent,
+        worst.lastProgressTime(),
+        lastErrorOf == null ? null : lastErrorOf.name() + ": " + lastErrorOf.lastError(),
+        lastErrorOf == null ? null : lastErrorOf.lastErrorTime(),
+        worst.consecutiveFailures(),
+        terminal);
+  }
+
+  private static final Comparator<InformerHealth> WORST_FIRST =
+      Comparator.comparing(InformerHealth::terminal)
+          .thenComparingInt(InformerHealth::consecutiveFailures)
+          .thenComparing(h -> !h.synced())
+          .reversed()
+          .thenComparing(
+              InformerHealth::lastProgressTime, Comparator.nullsFirst(Comparator.naturalOrder()));
 
   /**
    * Closes every namespace informer (each returns once its handler calls are over, see {@link

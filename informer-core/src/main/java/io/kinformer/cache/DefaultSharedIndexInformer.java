@@ -513,6 +513,14 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
     return stopped;
   }
 
+  @Override
+  public InformerHealth health() {
+    Reflector<T> r = reflector();
+    return r == null
+        ? InformerHealth.notStarted(name, stopped)
+        : r.health(name, hasSynced(), stopped);
+  }
+
   /**
    * The informer's sink for {@link DeltaProcessor}: under {@link #blockDeltas}, every notification
    * is queued for the handlers (an update whose resourceVersion did not change, a resync or a relist

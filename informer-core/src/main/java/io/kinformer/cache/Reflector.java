@@ -17,6 +17,7 @@ import io.kinformer.time.Scheduler;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -145,6 +146,9 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(Reflector.class);
 
+  /** No clock reading yet, for the health times. */
+  private static final long NO_TIME = Long.MIN_VALUE;
+
   /** A watch that ends this soon after starting, with no event, is a failure (client-go). */
   private static final Duration VERY_SHORT_WATCH = Duration.ofSeconds(1);
 
@@ -213,6 +217,22 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   private volatile ReflectorState state = new Idle(null);
 
   private volatile String lastSyncResourceVersion = "";
+
+  // Health, for health(): written by the driving thread only (one at a time), read by anyone.
+  // Times are clock.nanoTime() readings, NO_TIME before the first; an event costs one clock read
+  // and one volatile write (plus a read of consecutiveFailures).
+
+  /** When the last watch event (bookmarks included) arrived. */
+  private volatile long lastEventNanos = NO_TIME;
+
+  /** When the first cycle started, a full list was stored or a watch opened. */
+  private volatile long lastSuccessNanos = NO_TIME;
+
+  /** Failures since the last success or event. */
+  private volatile int consecutiveFailures;
+
+  /** The last failure and its wall-clock time (failures are rare: allocating here is fine). */
+  private volatile @Nullable Failure lastFailure;
 
   /** A failure of {@link Store#resync()} the driving thread has not acted on yet. */
   private volatile @Nullable RuntimeException resyncFailure;
@@ -643,6 +663,9 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
 
   private ReflectorState startCycle() {
     cyclesStarted++;
+    if (cyclesStarted == 1) {
+      lastSuccessNanos = clock.nanoTime(); // the time a stuck informer is measured from
+    }
     internalErrorRetry.reset();
     log.debug("reflector={} listing and watching", name);
     return useWatchList ? beginStream() : beginList();
@@ -733,6 +756,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     // A list without a resourceVersion (some aggregated APIs) is stored as it is, as client-go
     // does: the watch then starts from "".
     lastSyncResourceVersion = all.resourceVersion();
+    recordSuccess();
     log.debug(
         "reflector={} listed {} objects at rv={}", name, all.items().size(), all.resourceVersion());
     return enterWatchPhase(/* continuedStream= */ false);
@@ -742,6 +766,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
 
   private ReflectorState onStream(Streaming st, Input<T> in) {
     if (in instanceof Input.Opened) {
+      recordSuccess();
       return st;
     }
     if (in instanceof Input.OpenFailed<T> failed) {
@@ -754,6 +779,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
             Objects.requireNonNull(event.error()), ReflectorException.Phase.WATCH_ERROR_EVENT);
       }
       T obj = Objects.requireNonNull(event.object());
+      recordEvent();
       if (!isExpectedKind(obj)) {
         return st;
       }
@@ -858,6 +884,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
               name, ReflectorException.Phase.STORE, "unable to sync watch-list result", e));
     }
     lastSyncResourceVersion = streamResourceVersion;
+    recordSuccess();
     log.debug("reflector={} streamed {} objects at rv={}", name, objects.size(),
         streamResourceVersion);
     return enterWatchPhase(/* continuedStream= */ true);
@@ -878,6 +905,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
 
   private ReflectorState onWatch(Watching w, Input<T> in) {
     if (in instanceof Input.Opened) {
+      recordSuccess();
       return w;
     }
     if (in instanceof Input.OpenFailed<T> failed) {
@@ -930,6 +958,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
 
   private ReflectorState apply(Watching w, WatchEvent<T> event) {
     T obj = Objects.requireNonNull(event.object());
+    recordEvent();
     if (!isExpectedKind(obj)) {
       return w;
     }
@@ -1195,6 +1224,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   }
 
   private void notifyHandler(ReflectorException e) {
+    recordFailure(e); // every failure, routine or not, comes here
     WatchErrorHandler h = watchErrorHandler;
     if (h != null) {
       try {
@@ -1204,6 +1234,67 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
       }
     }
   }
+
+  // ---- health ----
+
+  private void recordSuccess() {
+    lastSuccessNanos = clock.nanoTime();
+    consecutiveFailures = 0;
+  }
+
+  /** The hot path: one clock read and one volatile write per event. */
+  private void recordEvent() {
+    lastEventNanos = clock.nanoTime();
+    if (consecutiveFailures != 0) {
+      consecutiveFailures = 0;
+    }
+  }
+
+  private void recordFailure(ReflectorException e) {
+    lastFailure = new Failure(summary(e), clock.now());
+    consecutiveFailures++; // a single writer: the driving thread
+  }
+
+  /** The failure in one line: phase, message and cause, as exception messages (no headers). */
+  private static String summary(ReflectorException e) {
+    StringBuilder s = new StringBuilder(e.phase().toString()).append(": ").append(e.getMessage());
+    Throwable cause = e.getCause();
+    if (cause != null) {
+      String m = cause.getMessage();
+      s.append(": ").append(cause.getClass().getSimpleName());
+      if (m != null && !m.isEmpty()) {
+        s.append(": ").append(m.lines().findFirst().orElse(""));
+      }
+    }
+    return s.toString();
+  }
+
+  /**
+   * A snapshot of this reflector's health, with the informer's {@code synced} and {@code
+   * terminal} (a closed reflector is terminal too). Thread-safe, lock-free.
+   */
+  InformerHealth health(String informerName, boolean synced, boolean terminal) {
+    ReflectorState s = state;
+    Failure f = lastFailure;
+    Instant now = clock.now();
+    long nowNanos = clock.nanoTime();
+    return new InformerHealth(
+        informerName,
+        s,
+        synced,
+        instant(lastEventNanos, now, nowNanos),
+        instant(Math.max(lastSuccessNanos, lastEventNanos), now, nowNanos),
+        f == null ? null : f.summary(),
+        f == null ? null : f.time(),
+        consecutiveFailures,
+        terminal || closed || s instanceof Stopped);
+  }
+
+  private static @Nullable Instant instant(long nanos, Instant now, long nowNanos) {
+    return nanos == NO_TIME ? null : now.minusNanos(nowNanos - nanos);
+  }
+
+  private record Failure(String summary, Instant time) {}
 
   private static boolean isSyntheticStart(String rv) {
     return rv.isEmpty() || rv.equals("0");

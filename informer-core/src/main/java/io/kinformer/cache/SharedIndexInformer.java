@@ -230,6 +230,14 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
   boolean isStopped();
 
   /**
+   * A snapshot of this informer's health: its reflector's state, whether it has synced, when it
+   * last made progress, its last error and how many attempts failed in a row. Cheap, and never
+   * waits for I/O or user code: call it as often as a probe needs. Before {@link #start()} it reports an idle, unsynced
+   * informer with no history.
+   */
+  InformerHealth health();
+
+  /**
    * Stops the informer: ends its watch and threads, drops pending notifications, and returns once
    * no handler call is running, none will start, and the informer's own threads have ended. It may
    * be called from a handler or a {@link WatchErrorHandler}: it then does not wait for the call it

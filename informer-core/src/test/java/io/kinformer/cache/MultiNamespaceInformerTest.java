@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.kinformer.time.FakeClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -38,13 +40,20 @@ class MultiNamespaceInformerTest {
   }
 
   private MultiNamespaceInformer<Pod> informerOver(String... namespaces) {
+    return informerOver(UnaryOperator.identity(), namespaces);
+  }
+
+  /** Over {@code namespaces}, each informer's builder also given {@code options}. */
+  private MultiNamespaceInformer<Pod> informerOver(
+      UnaryOperator<SharedIndexInformer.Builder<Pod>> options, String... namespaces) {
     return MultiNamespaceInformer.create(
         "pods@{test}",
         List.of(namespaces),
         ns ->
-            SharedIndexInformer.builder("pods@" + ns, source(ns))
-                .deliveryExecutor(delivery)
-                .streamingList(false)
+            options.apply(
+                    SharedIndexInformer.builder("pods@" + ns, source(ns))
+                        .deliveryExecutor(delivery)
+                        .streamingList(false))
                 .build(),
         delivery);
   }
@@ -171,5 +180,39 @@ class MultiNamespaceInformerTest {
     assertThatIllegalArgumentException()
         .isThrownBy(() -> informerOver("a", ""))
         .withMessageContaining("all namespaces");
+  }
+
+  @Test
+  void health_oneNamespaceFailing_reportsThatNamespacesFailureAndError() {
+    ApiException forbidden =
+        new ApiException(403, "Forbidden", "pods is forbidden in billing", null, List.of(), false);
+    source("shop").add(TestPods.pod("shop", "web-0"));
+    source("billing").failNextList(forbidden);
+    FakeClock clock = new FakeClock(); // billing's backoff waits until the test moves it
+    informer = informerOver(b -> b.clock(clock).scheduler(clock), "shop", "billing");
+    assertThat(informer.health().lastProgressTime()).isNull(); // not started
+
+    informer.start();
+    await().until(() -> informer.informerFor("shop").orElseThrow().hasSynced()
+        && informer.health().state() instanceof ReflectorState.BackingOff);
+
+    InformerHealth h = informer.health();
+    assertThat(h.name()).isEqualTo("pods@{test}");
+    assertThat(h.synced()).isFalse();
+    assertThat(h.consecutiveFailures()).isEqualTo(1);
+    assertThat(h.lastError()).startsWith("pods@billing: LIST").contains("forbidden in billing");
+    assertThat(h.lastErrorTime()).isEqualTo(clock.now());
+    assertThat(h.terminal()).isFalse();
+
+    await().until(() -> { // past billing's backoff (once scheduled): its list succeeds
+      clock.advance(Duration.ofSeconds(10));
+      return informer.hasSynced();
+    });
+    InformerHealth healed = informer.health();
+    assertThat(healed.consecutiveFailures()).isZero();
+    assertThat(healed.synced()).isTrue();
+
+    informer.close();
+    assertThat(informer.health().terminal()).isTrue();
   }
 }
