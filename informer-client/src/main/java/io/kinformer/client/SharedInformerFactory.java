@@ -3,6 +3,7 @@ package io.kinformer.client;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
+import io.kinformer.cache.ApiException;
 import io.kinformer.cache.InformerHealth;
 import io.kinformer.cache.InformerMetricsProvider;
 import io.kinformer.cache.Informers;
@@ -81,6 +82,8 @@ public final class SharedInformerFactory implements AutoCloseable {
   private final CacheOptions defaults;
   private final Map<GroupVersionResource, CacheOptions> byResource;
   private final @Nullable WatchErrorHandler watchErrorHandler;
+  private final StartPolicy startPolicy;
+  private final boolean stopWhenResourceRemoved;
   private final Clock clock;
   private final Scheduler scheduler;
   private final boolean streamingList;
@@ -103,6 +106,8 @@ public final class SharedInformerFactory implements AutoCloseable {
     this.byResource = Map.copyOf(b.byResource);
     this.watchErrorHandler =
         b.watchErrorHandler == null ? null : oneCallAtATime(b.watchErrorHandler);
+    this.startPolicy = b.startPolicy;
+    this.stopWhenResourceRemoved = b.stopWhenResourceRemoved;
     this.clock = b.clock;
     this.scheduler = b.scheduler;
     this.streamingList = b.streamingList;
@@ -472,11 +477,56 @@ public final class SharedInformerFactory implements AutoCloseable {
       UnaryOperator<HasMetadata> t = options.transform();
       informer.setTransform(obj -> type.javaType().cast(t.apply(obj)));
     }
-    if (watchErrorHandler != null) {
-      informer.setWatchErrorHandler(watchErrorHandler);
+    if (watchErrorHandler != null || startPolicy != StartPolicy.RETRY || stopWhenResourceRemoved) {
+      informer.setWatchErrorHandler(withPolicies(informer, watchErrorHandler));
     }
     log.debug("created informer {}", name);
     return informer;
+  }
+
+  /**
+   * What an informer does when its first list is refused (403: RBAC; 404: the resource is not
+   * served, a CustomResourceDefinition not installed).
+   *
+   * <p>Thread safety: immutable.
+   */
+  public enum StartPolicy {
+    /**
+     * Retry with backoff and report each failure to the watch error handler and in {@link
+     * SharedIndexInformer#health()}, as client-go does: an RBAC rule or a CRD added later is picked
+     * up without a restart. The default.
+     */
+    RETRY,
+    /**
+     * Stop the informer at the first 403 or 404 before it has synced, with a WARN naming it and the
+     * error: {@code waitForCacheSync} then returns false without waiting out its timeout, {@link
+     * SyncResult} names the error, and the informer's health is terminal (so {@link
+     * InformerProbes}' liveness fails). For applications that would rather exit than run without
+     * that cache.
+     */
+    FAIL_FAST
+  }
+
+  /** {@code user} (may be null), then the factory's failure policies for {@code informer}. */
+  private WatchErrorHandler withPolicies(
+      SharedIndexInformer<?> informer, @Nullable WatchErrorHandler user) {
+    return error -> {
+      if (user != null) {
+        user.onWatchError(error);
+      }
+      int code = error.apiError().map(ApiException::code).orElse(0);
+      boolean synced = informer.hasSynced();
+      String why = null;
+      if (!synced && startPolicy == StartPolicy.FAIL_FAST && (code == 403 || code == 404)) {
+        why = "its first list was refused (start policy FAIL_FAST)";
+      } else if (synced && stopWhenResourceRemoved && code == 404) {
+        why = "its resource is no longer served (stopWhenResourceRemoved)";
+      }
+      if (why != null && !informer.isStopped()) {
+        log.warn("{}: stopped: {}: {}", informer.name(), why, error.getMessage());
+        informer.close();
+      }
+    };
   }
 
   /**
@@ -708,6 +758,8 @@ public final class SharedInformerFactory implements AutoCloseable {
     private CacheOptions defaults = CacheOptions.unset();
     private final Map<GroupVersionResource, CacheOptions> byResource = new HashMap<>();
     private @Nullable WatchErrorHandler watchErrorHandler;
+    private StartPolicy startPolicy = StartPolicy.RETRY;
+    private boolean stopWhenResourceRemoved;
     private Clock clock = Clock.system();
     private Scheduler scheduler = Scheduler.system();
     private boolean streamingList = true;
@@ -825,6 +877,26 @@ public final class SharedInformerFactory implements AutoCloseable {
      */
     public Builder watchErrorHandler(WatchErrorHandler handler) {
       this.watchErrorHandler = Objects.requireNonNull(handler, "handler");
+      return this;
+    }
+
+    /**
+     * What informers do when their first list gets a 403 or 404. Default {@link
+     * StartPolicy#RETRY}, as client-go.
+     */
+    public Builder startPolicy(StartPolicy policy) {
+      this.startPolicy = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
+     * Stop an informer, instead of retrying for ever, when its resource is no longer served after
+     * it synced (a 404 on a relist or watch: its CustomResourceDefinition was deleted), with a
+     * WARN; its health is then terminal. The factory's other informers go on. Default false: retry,
+     * as client-go, so that a CRD that is recreated is picked up again.
+     */
+    public Builder stopWhenResourceRemoved(boolean stop) {
+      this.stopWhenResourceRemoved = stop;
       return this;
     }
 
