@@ -469,6 +469,9 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
         .maxInternalErrorRetryDuration(config.maxInternalErrorRetryDuration)
         .rewatchOnWatchError(config.rewatchOnWatchError)
         .watchErrorHandler(errorHandler);
+    if (metricsProvider != null && metricsId != null) {
+      rb.metrics(metricsProvider.newReflectorMetrics(metricsId));
+    }
     if (config.pageSize >= 0) {
       rb.pageSize(config.pageSize);
     }

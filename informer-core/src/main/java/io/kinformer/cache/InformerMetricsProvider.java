@@ -51,6 +51,14 @@ public interface InformerMetricsProvider {
   }
 
   /**
+   * The reflector's counters for {@code id} (kinformer's own: lists, watches, events by type,
+   * failures by phase and status). Default: records nothing.
+   */
+  default ReflectorMetrics newReflectorMetrics(InformerId id) {
+    return ReflectorMetrics.NONE;
+  }
+
+  /**
    * Who an informer is, for its metrics' labels (client-go's {@code InformerNameAndResource}).
    *
    * <p>Thread safety: immutable.

@@ -191,6 +191,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   private final @Nullable String expectedApiVersion;
   private final @Nullable String expectedKind;
   private final @Nullable WatchErrorHandler watchErrorHandler;
+  private final ReflectorMetrics metrics;
   private final ThreadFactory threadFactory;
   private final @Nullable Executor runOn;
 
@@ -299,6 +300,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     this.expectedApiVersion = b.expectedApiVersion;
     this.expectedKind = b.expectedKind;
     this.watchErrorHandler = b.watchErrorHandler;
+    this.metrics = b.metrics;
     this.runOn = b.runOn;
     this.internalErrorRetry = new InternalErrorRetry();
     ThreadFactory base =
@@ -757,6 +759,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     // does: the watch then starts from "".
     lastSyncResourceVersion = all.resourceVersion();
     recordSuccess();
+    metrics.listed(false, all.items().size());
     log.debug(
         "reflector={} listed {} objects at rv={}", name, all.items().size(), all.resourceVersion());
     return enterWatchPhase(/* continuedStream= */ false);
@@ -767,6 +770,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   private ReflectorState onStream(Streaming st, Input<T> in) {
     if (in instanceof Input.Opened) {
       recordSuccess();
+      metrics.watchOpened(true);
       return st;
     }
     if (in instanceof Input.OpenFailed<T> failed) {
@@ -780,6 +784,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
       }
       T obj = Objects.requireNonNull(event.object());
       recordEvent();
+      metrics.event(event.type());
       if (!isExpectedKind(obj)) {
         return st;
       }
@@ -885,6 +890,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     }
     lastSyncResourceVersion = streamResourceVersion;
     recordSuccess();
+    metrics.listed(true, objects.size());
     log.debug("reflector={} streamed {} objects at rv={}", name, objects.size(),
         streamResourceVersion);
     return enterWatchPhase(/* continuedStream= */ true);
@@ -906,6 +912,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   private ReflectorState onWatch(Watching w, Input<T> in) {
     if (in instanceof Input.Opened) {
       recordSuccess();
+      metrics.watchOpened(false);
       return w;
     }
     if (in instanceof Input.OpenFailed<T> failed) {
@@ -959,6 +966,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   private ReflectorState apply(Watching w, WatchEvent<T> event) {
     T obj = Objects.requireNonNull(event.object());
     recordEvent();
+    metrics.event(event.type());
     if (!isExpectedKind(obj)) {
       return w;
     }
@@ -1225,6 +1233,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
 
   private void notifyHandler(ReflectorException e) {
     recordFailure(e); // every failure, routine or not, comes here
+    metrics.failed(e.phase(), e.apiError().map(ApiException::code).orElse(0));
     WatchErrorHandler h = watchErrorHandler;
     if (h != null) {
       try {
@@ -1589,6 +1598,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     private @Nullable String expectedApiVersion;
     private @Nullable String expectedKind;
     private @Nullable WatchErrorHandler watchErrorHandler;
+    private ReflectorMetrics metrics = ReflectorMetrics.NONE;
     private @Nullable ThreadFactory threadFactory;
     private @Nullable Executor runOn;
 
@@ -1727,6 +1737,12 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     /** Told of every failure. Default none (failures are still logged). */
     public Builder<T> watchErrorHandler(@Nullable WatchErrorHandler handler) {
       this.watchErrorHandler = handler;
+      return this;
+    }
+
+    /** Counts lists, watches, events and failures. Default {@link ReflectorMetrics#NONE}. */
+    public Builder<T> metrics(ReflectorMetrics metrics) {
+      this.metrics = Objects.requireNonNull(metrics, "metrics");
       return this;
     }
 

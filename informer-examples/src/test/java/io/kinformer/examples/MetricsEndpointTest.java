@@ -57,7 +57,14 @@ class MetricsEndpointTest {
           .contains("informer_processing_latency_seconds_count{group=\"\"," + informer + "}")
           .containsPattern("informer_store_resource_version\\{group=\"\"," + informer
               + "} [1-9]")
-          .contains("informer_undecodable_objects_total{group=\"\"," + informer + "} 0.0");
+          .contains("informer_undecodable_objects_total{group=\"\"," + informer + "} 0.0")
+          // The reflector's own counters: a (streaming) list, an open watch, the three creates.
+          .containsPattern("reflector_lists_total\\{group=\"\",kind=\"(stream|list)\","
+              + "name=\"v1/configmaps\"[^}]*} 1\\.0")
+          .containsPattern("reflector_watches_total\\{group=\"\",kind=\"(stream|watch)\","
+              + "name=\"v1/configmaps\"[^}]*} [1-9]")
+          .containsPattern("reflector_events_total\\{group=\"\",name=\"v1/configmaps\","
+              + "resource=\"configmaps\",type=\"ADDED\",version=\"v1\"} [3-9]");
       assertThat(get(URI.create(endpoint.metricsUrl().toString().replace("/metrics", "/other")))
           .statusCode()).isEqualTo(404);
     }

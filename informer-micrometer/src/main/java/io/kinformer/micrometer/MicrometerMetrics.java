@@ -1,15 +1,21 @@
 package io.kinformer.micrometer;
 
 import io.kinformer.cache.InformerMetricsProvider;
+import io.kinformer.cache.ReflectorException;
+import io.kinformer.cache.ReflectorMetrics;
+import io.kinformer.cache.WatchEventType;
 import io.kinformer.workqueue.MetricsProvider;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -65,6 +71,15 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code informer.undecodable.objects}</td><td>counter</td>
  *       <td>{@code informer_undecodable_objects_total} (kinformer's own)</td>
  *       <td>{@code name group version resource}</td></tr>
+ *   <tr><td>{@code reflector.lists}, {@code reflector.watches}</td><td>counters</td>
+ *       <td>{@code reflector_lists_total}, {@code reflector_watches_total} (kinformer's own)</td>
+ *       <td>the informer's, and {@code kind} (list/stream, watch/stream)</td></tr>
+ *   <tr><td>{@code reflector.items.per.list}</td><td>summary</td>
+ *       <td>{@code reflector_items_per_list} (kinformer's own)</td>
+ *       <td>the informer's</td></tr>
+ *   <tr><td>{@code reflector.events}, {@code reflector.failures}</td><td>counters</td>
+ *       <td>{@code reflector_events_total}, {@code reflector_failures_total} (kinformer's own)</td>
+ *       <td>the informer's, and {@code type}; {@code phase} and {@code code}</td></tr>
  * </table>
  *
  * <p>The timers publish histograms with client-go's buckets: {@link #WORKQUEUE_BUCKETS} (10 ns to
@@ -100,6 +115,16 @@ public final class MicrometerMetrics implements MetricsProvider, InformerMetrics
   public static final String INFORMER_PROCESSING_LATENCY = "informer.processing.latency";
   /** {@code informer_store_resource_version}. */
   public static final String INFORMER_STORE_RESOURCE_VERSION = "informer.store.resource.version";
+  /** {@code reflector_lists_total}, tagged {@code kind} list or stream: kinformer's own. */
+  public static final String REFLECTOR_LISTS = "reflector.lists";
+  /** {@code reflector_items_per_list} (a summary): kinformer's own. */
+  public static final String REFLECTOR_ITEMS_PER_LIST = "reflector.items.per.list";
+  /** {@code reflector_watches_total}, tagged {@code kind} watch or stream: kinformer's own. */
+  public static final String REFLECTOR_WATCHES = "reflector.watches";
+  /** {@code reflector_events_total}, tagged {@code type}: kinformer's own. */
+  public static final String REFLECTOR_EVENTS = "reflector.events";
+  /** {@code reflector_failures_total}, tagged {@code phase} and {@code code}: kinformer's own. */
+  public static final String REFLECTOR_FAILURES = "reflector.failures";
   /** {@code informer_undecodable_objects_total}: kinformer's own, not client-go's. */
   public static final String INFORMER_UNDECODABLE_OBJECTS = "informer.undecodable.objects";
 
@@ -253,6 +278,73 @@ public final class MicrometerMetrics implements MetricsProvider, InformerMetrics
         .tags(informerTags(id))
         .description("Objects skipped because they did not decode into their model class.")
         .register(registry)::increment;
+  }
+
+  @Override
+  public ReflectorMetrics newReflectorMetrics(InformerId id) {
+    return new MicrometerReflectorMetrics(registry, informerTags(id));
+  }
+
+  /** kinformer's reflector counters, registered with an informer's tags. */
+  private static final class MicrometerReflectorMetrics implements ReflectorMetrics {
+    private final MeterRegistry registry;
+    private final Tags tags;
+    private final Counter lists;
+    private final Counter streamedLists;
+    private final DistributionSummary itemsPerList;
+    private final Counter watches;
+    private final Counter streams;
+    private final Map<WatchEventType, Counter> events = new EnumMap<>(WatchEventType.class);
+
+    MicrometerReflectorMetrics(MeterRegistry registry, Tags tags) {
+      this.registry = registry;
+      this.tags = tags;
+      String listHelp = "Lists stored by the reflector: first lists and relists.";
+      lists = counter(REFLECTOR_LISTS, tags.and("kind", "list"), listHelp);
+      streamedLists = counter(REFLECTOR_LISTS, tags.and("kind", "stream"), listHelp);
+      itemsPerList = DistributionSummary.builder(REFLECTOR_ITEMS_PER_LIST).tags(tags)
+          .description("Objects per list stored by the reflector.").register(registry);
+      String watchHelp = "Watches opened by the reflector.";
+      watches = counter(REFLECTOR_WATCHES, tags.and("kind", "watch"), watchHelp);
+      streams = counter(REFLECTOR_WATCHES, tags.and("kind", "stream"), watchHelp);
+      for (WatchEventType t : WatchEventType.values()) {
+        if (t != WatchEventType.ERROR) {
+          events.put(t, counter(REFLECTOR_EVENTS, tags.and("type", t.name()),
+              "Watch events received by the reflector, by type."));
+        }
+      }
+    }
+
+    private Counter counter(String name, Tags t, String help) {
+      return Counter.builder(name).tags(t).description(help).register(registry);
+    }
+
+    @Override
+    public void listed(boolean streamed, int items) {
+      (streamed ? streamedLists : lists).increment();
+      itemsPerList.record(items);
+    }
+
+    @Override
+    public void watchOpened(boolean streaming) {
+      (streaming ? streams : watches).increment();
+    }
+
+    @Override
+    public void event(WatchEventType type) {
+      Counter c = events.get(type);
+      if (c != null) {
+        c.increment();
+      }
+    }
+
+    @Override
+    public void failed(ReflectorException.Phase phase, int status) {
+      counter(REFLECTOR_FAILURES,
+          tags.and("phase", phase.name(), "code", status == 0 ? "none" : Integer.toString(status)),
+          "Failed list and watch attempts of the reflector, by phase and HTTP status.")
+          .increment();
+    }
   }
 
   // ---- helpers ---------------------------------------------------------------------------------
