@@ -188,6 +188,17 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   @Override
   public ResourceEventHandlerRegistration addEventHandler(
       ResourceEventHandler<? super T> handler, Duration resyncPeriod) {
+    ProcessorListener<T> listener = register(handler, resyncPeriod);
+    if (metricsProvider != null && metricsId != null) {
+      // Outside every lock: the provider is the user's code.
+      listener.callDurations(
+          metricsProvider.newHandlerMetrics(metricsId, listener.handlerName(), listener));
+    }
+    return listener;
+  }
+
+  private ProcessorListener<T> register(
+      ResourceEventHandler<? super T> handler, Duration resyncPeriod) {
     Objects.requireNonNull(handler, "handler");
     if (resyncPeriod.isNegative()) {
       throw new IllegalArgumentException("resync period must not be negative: " + resyncPeriod);

@@ -59,6 +59,20 @@ public interface InformerMetricsProvider {
   }
 
   /**
+   * Per-handler metrics for one handler of {@code id} (kinformer's own): its backlog, to be read
+   * from {@code registration.pendingNotifications()} when the metrics are collected (hold the
+   * registration weakly: it is dropped when the handler is removed), and the returned histogram,
+   * which records how long each call of the handler took, in seconds. {@code handler} is the
+   * handler's name as logs show it ({@code toString()} if its class declares one, else its class
+   * name). Called when the handler is added, holding none of the informer's locks. Default:
+   * records nothing.
+   */
+  default HistogramMetric newHandlerMetrics(
+      InformerId id, String handler, ResourceEventHandlerRegistration registration) {
+    return NO_HISTOGRAM;
+  }
+
+  /**
    * Who an informer is, for its metrics' labels (client-go's {@code InformerNameAndResource}).
    *
    * <p>Thread safety: immutable.

@@ -5,6 +5,7 @@ import io.kinformer.time.Clock;
 import io.kinformer.time.Scheduler;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -67,6 +68,9 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
   private final ResourceEventHandler<? super T> handler;
   /** The handler's name in every log line (client-go's {@code nameForHandler}). */
   private final String handlerName;
+  /** How long each call of the handler took, in seconds; set once metrics are attached. */
+  private volatile InformerMetricsProvider.HistogramMetric callDurations =
+      InformerMetricsProvider.NO_HISTOGRAM;
   private final Executor executor;
   private final Clock clock;
   private final Scheduler scheduler;
@@ -117,6 +121,16 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
     this.scheduler = scheduler;
     this.upstreamHasSynced = upstreamHasSynced;
     this.owner = owner;
+  }
+
+  /** The handler's name, as logs and metrics show it. */
+  String handlerName() {
+    return handlerName;
+  }
+
+  /** Where the duration of each handler call is recorded (per-handler metrics). */
+  void callDurations(InformerMetricsProvider.HistogramMetric metric) {
+    this.callDurations = Objects.requireNonNull(metric, "metric");
   }
 
   /** Queues a notification and starts a drain if none runs; never calls the handler. */
@@ -208,6 +222,10 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
         long callEnded = clock.nanoTime();
         if (!threw) {
           logIfSlow(n, callEnded - callStarted);
+        }
+        InformerMetricsProvider.HistogramMetric durations = callDurations;
+        if (durations != InformerMetricsProvider.NO_HISTOGRAM) {
+          durations.observe((callEnded - callStarted) / 1e9);
         }
         callStarted = callEnded;
       } finally {

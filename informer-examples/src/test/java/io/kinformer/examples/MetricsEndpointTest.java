@@ -63,6 +63,10 @@ class MetricsEndpointTest {
               + "name=\"v1/configmaps\"[^}]*} 1\\.0")
           .containsPattern("reflector_watches_total\\{group=\"\",kind=\"(stream|watch)\","
               + "name=\"v1/configmaps\"[^}]*} [1-9]")
+          .containsPattern("informer_handler_call_duration_seconds_count\\{group=\"\","
+              + "handler=\"[^\"]+\",name=\"v1/configmaps\"[^}]*} [3-9]")
+          .containsPattern("informer_handler_pending_notifications\\{group=\"\","
+              + "handler=\"[^\"]+\",name=\"v1/configmaps\"[^}]*} 0\\.0")
           .containsPattern("reflector_events_total\\{group=\"\",name=\"v1/configmaps\","
               + "resource=\"configmaps\",type=\"ADDED\",version=\"v1\"} [3-9]");
       assertThat(get(URI.create(endpoint.metricsUrl().toString().replace("/metrics", "/other")))

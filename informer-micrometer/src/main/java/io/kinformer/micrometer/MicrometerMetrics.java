@@ -2,6 +2,7 @@ package io.kinformer.micrometer;
 
 import io.kinformer.cache.InformerMetricsProvider;
 import io.kinformer.cache.ReflectorException;
+import io.kinformer.cache.ResourceEventHandlerRegistration;
 import io.kinformer.cache.ReflectorMetrics;
 import io.kinformer.cache.WatchEventType;
 import io.kinformer.workqueue.MetricsProvider;
@@ -71,6 +72,12 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code informer.undecodable.objects}</td><td>counter</td>
  *       <td>{@code informer_undecodable_objects_total} (kinformer's own)</td>
  *       <td>{@code name group version resource}</td></tr>
+ *   <tr><td>{@code informer.handler.pending.notifications}</td><td>gauge</td>
+ *       <td>{@code informer_handler_pending_notifications} (kinformer's own)</td>
+ *       <td>the informer's, and {@code handler}</td></tr>
+ *   <tr><td>{@code informer.handler.call.duration}</td><td>timer</td>
+ *       <td>{@code informer_handler_call_duration_seconds} (kinformer's own)</td>
+ *       <td>the informer's, and {@code handler}</td></tr>
  *   <tr><td>{@code reflector.lists}, {@code reflector.watches}</td><td>counters</td>
  *       <td>{@code reflector_lists_total}, {@code reflector_watches_total} (kinformer's own)</td>
  *       <td>the informer's, and {@code kind} (list/stream, watch/stream)</td></tr>
@@ -115,6 +122,10 @@ public final class MicrometerMetrics implements MetricsProvider, InformerMetrics
   public static final String INFORMER_PROCESSING_LATENCY = "informer.processing.latency";
   /** {@code informer_store_resource_version}. */
   public static final String INFORMER_STORE_RESOURCE_VERSION = "informer.store.resource.version";
+  /** {@code informer_handler_pending_notifications}, tagged {@code handler}: kinformer's own. */
+  public static final String INFORMER_HANDLER_PENDING = "informer.handler.pending.notifications";
+  /** {@code informer_handler_call_duration_seconds}, tagged {@code handler}: kinformer's own. */
+  public static final String INFORMER_HANDLER_CALL_DURATION = "informer.handler.call.duration";
   /** {@code reflector_lists_total}, tagged {@code kind} list or stream: kinformer's own. */
   public static final String REFLECTOR_LISTS = "reflector.lists";
   /** {@code reflector_items_per_list} (a summary): kinformer's own. */
@@ -278,6 +289,21 @@ public final class MicrometerMetrics implements MetricsProvider, InformerMetrics
         .tags(informerTags(id))
         .description("Objects skipped because they did not decode into their model class.")
         .register(registry)::increment;
+  }
+
+  @Override
+  public InformerMetricsProvider.HistogramMetric newHandlerMetrics(
+      InformerId id, String handler, ResourceEventHandlerRegistration registration) {
+    Tags tags = informerTags(id).and("handler", handler);
+    // Weakly held, as Micrometer does by default: a removed handler's gauge then reads NaN.
+    Gauge.builder(INFORMER_HANDLER_PENDING, registration,
+            ResourceEventHandlerRegistration::pendingNotifications)
+        .tags(tags)
+        .description("Notifications queued for the handler and not yet delivered.")
+        .register(registry);
+    Timer t = timer(INFORMER_HANDLER_CALL_DURATION, tags,
+        "How long the handler took per notification.", WORKQUEUE_BUCKETS);
+    return v -> record(t, v);
   }
 
   @Override
