@@ -12,6 +12,7 @@ import io.kinformer.cache.WatchEventType;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongConsumer;
 import java.util.function.UnaryOperator;
 import okhttp3.HttpUrl;
 import okhttp3.Request;
@@ -64,6 +65,8 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
   private final UnaryOperator<ListOptions> tweak;
   private final HttpCalls.ListDecoder<T> listCodec;
   private final UndecodableObjects undecodable;
+  /** Told how many bytes of list and watch bodies were decoded (a metric). */
+  private final LongConsumer bytesDecoded;
   private final InFlightCalls inFlight = new InFlightCalls();
   /** Whether the fallback to client-side shard filtering was logged (once per lister-watcher). */
   private final AtomicBoolean fallbackLogged = new AtomicBoolean();
@@ -76,7 +79,8 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
       @Nullable String fieldSelector,
       @Nullable ShardSelector shardSelector,
       UnaryOperator<ListOptions> tweak,
-      UndecodableObjects undecodable) {
+      UndecodableObjects undecodable,
+      LongConsumer bytesDecoded) {
     this.calls = Objects.requireNonNull(calls, "calls");
     this.type = Objects.requireNonNull(type, "type");
     this.namespace = type.namespaced() ? namespace : null;
@@ -85,6 +89,7 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
     this.shardSelector = shardSelector;
     this.tweak = Objects.requireNonNull(tweak, "tweak");
     this.undecodable = Objects.requireNonNull(undecodable, "undecodable");
+    this.bytesDecoded = Objects.requireNonNull(bytesDecoded, "bytesDecoded");
     this.listCodec = calls.listDecoder(type, undecodable);
   }
 
@@ -116,6 +121,7 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
         ListResult<T> result;
         try {
           result = listCodec.decode(body, what);
+          bytesDecoded.accept(body.position());
         } catch (InformerException e) {
           guard.stop();
           if (guard.fired()) {
@@ -157,7 +163,8 @@ final class HttpListerWatcher<T extends HasMetadata> implements ListerWatcher<T>
           new WatchCodec<>(
               opened.response().body().byteStream(), calls.reader(), type, what, undecodable);
       opened.guard().watch(codec::bytesRead);
-      Watch<T> w = new HttpWatch<>(opened.call(), opened.response(), codec, opened.guard(), what);
+      Watch<T> w = new HttpWatch<>(
+          opened.call(), opened.response(), codec, opened.guard(), what, bytesDecoded);
       ShardSelector shard = parseShard(effective.shardSelector());
       return shard == null ? w : new ShardFilteredWatch<>(w, shard);
     } catch (RuntimeException | Error e) {

@@ -5,6 +5,7 @@ import io.kinformer.cache.InformerException;
 import io.kinformer.cache.Watch;
 import io.kinformer.cache.WatchEvent;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongConsumer;
 import okhttp3.Call;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
@@ -61,13 +62,24 @@ final class HttpWatch<T extends HasMetadata> implements Watch<T> {
   // @GuardedBy("lock")
   private boolean released;
 
+  /** Told how many more bytes of the body each event took (a metric). */
+  private final LongConsumer bytesDecoded;
+  /** The codec's byte count when bytesDecoded was last told; the reading thread's only. */
+  private long bytesReported;
+
   HttpWatch(
       Call call, Response response, WatchCodec<T> codec, WatchIdleGuard guard, String what) {
+    this(call, response, codec, guard, what, n -> { });
+  }
+
+  HttpWatch(Call call, Response response, WatchCodec<T> codec, WatchIdleGuard guard, String what,
+      LongConsumer bytesDecoded) {
     this.call = call;
     this.response = response;
     this.codec = codec;
     this.guard = guard;
     this.what = what;
+    this.bytesDecoded = bytesDecoded;
   }
 
   @Override
@@ -89,6 +101,9 @@ final class HttpWatch<T extends HasMetadata> implements Watch<T> {
     guard.enterRead();
     try {
       event = codec.next();
+      long read = codec.bytesRead();
+      bytesDecoded.accept(read - bytesReported);
+      bytesReported = read;
     } catch (JacksonIOException e) {
       failure = ioFailure(e);
     } catch (RuntimeException e) {

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.LongConsumer;
 import java.util.function.UnaryOperator;
 import okhttp3.HttpUrl;
 import okhttp3.MediaType;
@@ -278,15 +279,20 @@ public final class ResourceClient<T extends HasMetadata> {
 
   /** As {@link #listerWatcher(UnaryOperator)}, reporting objects that do not bind. */
   ListerWatcher<T> listerWatcher(UnaryOperator<ListOptions> tweak, UndecodableObjects undecodable) {
-    return new HttpListerWatcher<>(
-        calls.forCache(), type, namespace, labelSelector, fieldSelector, shardSelector, tweak,
-        undecodable);
+    return listerWatcher(tweak, undecodable, n -> { });
+  }
+
+  /** As above, telling {@code bytesDecoded} how many bytes of bodies were decoded. */
+  ListerWatcher<T> listerWatcher(UnaryOperator<ListOptions> tweak, UndecodableObjects undecodable,
+      LongConsumer bytesDecoded) {
+    return new HttpListerWatcher<>(calls.forCache(), type, namespace, labelSelector,
+        fieldSelector, shardSelector, tweak, undecodable, bytesDecoded);
   }
 
   /** As {@link #listerWatcher()}, with objects decoded for the caller (modifiable). */
   private ListerWatcher<T> callerListerWatcher() {
     return new HttpListerWatcher<>(calls, type, namespace, labelSelector, fieldSelector,
-        shardSelector, UnaryOperator.identity(), UndecodableObjects.logOnly());
+        shardSelector, UnaryOperator.identity(), UndecodableObjects.logOnly(), n -> { });
   }
 
   /**

@@ -535,11 +535,16 @@ public final class SharedInformerFactory implements AutoCloseable {
    */
   private <T extends HasMetadata> ListerWatcher<T> listerWatcher(
       ResourceClient<T> resources, ResourceType<T> type, String name) {
-    InformerMetricsProvider.CounterMetric skipped = metrics == null
-        ? InformerMetricsProvider.NO_COUNTER
-        : metrics.newUndecodableObjectsMetric(informerId(type, name));
-    return resources.listerWatcher(UnaryOperator.identity(), new UndecodableObjects(name, skipped::inc));
+    InformerMetricsProvider.CounterMetric skipped = InformerMetricsProvider.NO_COUNTER;
+    InformerMetricsProvider.AmountMetric bytes = InformerMetricsProvider.NO_AMOUNT;
+    if (metrics != null) {
+      skipped = metrics.newUndecodableObjectsMetric(informerId(type, name));
+      bytes = metrics.newDecodedBytesMetric(informerId(type, name));
+    }
+    return resources.listerWatcher(
+        UnaryOperator.identity(), new UndecodableObjects(name, skipped::inc), bytes::add);
   }
+
 
   private static InformerMetricsProvider.InformerId informerId(ResourceType<?> type, String name) {
     GroupVersionResource gvr = type.gvr();

@@ -51,6 +51,14 @@ public interface InformerMetricsProvider {
   }
 
   /**
+   * {@code informer_decoded_bytes_total} for {@code id} (kinformer's own): the bytes of list and
+   * watch responses the informer decoded. Default: records nothing.
+   */
+  default AmountMetric newDecodedBytesMetric(InformerId id) {
+    return NO_AMOUNT;
+  }
+
+  /**
    * The reflector's counters for {@code id} (kinformer's own: lists, watches, events by type,
    * failures by phase and status). Default: records nothing.
    */
@@ -131,8 +139,22 @@ public interface InformerMetricsProvider {
   /** The metric that records nothing. */
   GaugeMetric NO_GAUGE = v -> {};
 
+  /**
+   * A total that grows by varying amounts.
+   *
+   * <p>Thread safety: implementations must be thread-safe.
+   */
+  @FunctionalInterface
+  interface AmountMetric {
+    /** Adds {@code amount} (not negative). */
+    void add(long amount);
+  }
+
   /** The metric that records nothing. */
   CounterMetric NO_COUNTER = () -> {};
+
+  /** The metric that records nothing. */
+  AmountMetric NO_AMOUNT = n -> {};
 
   /** The metric that records nothing. */
   HistogramMetric NO_HISTOGRAM = v -> {};

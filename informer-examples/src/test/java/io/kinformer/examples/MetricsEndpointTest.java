@@ -63,6 +63,8 @@ class MetricsEndpointTest {
               + "name=\"v1/configmaps\"[^}]*} 1\\.0")
           .containsPattern("reflector_watches_total\\{group=\"\",kind=\"(stream|watch)\","
               + "name=\"v1/configmaps\"[^}]*} [1-9]")
+          .containsPattern("informer_decoded_bytes_total\\{group=\"\"," + informer
+              + "} [1-9][0-9]*\\.0")
           .containsPattern("informer_handler_call_duration_seconds_count\\{group=\"\","
               + "handler=\"[^\"]+\",name=\"v1/configmaps\"[^}]*} [3-9]")
           .containsPattern("informer_handler_pending_notifications\\{group=\"\","

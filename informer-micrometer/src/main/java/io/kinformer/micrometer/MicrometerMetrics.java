@@ -72,6 +72,9 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code informer.undecodable.objects}</td><td>counter</td>
  *       <td>{@code informer_undecodable_objects_total} (kinformer's own)</td>
  *       <td>{@code name group version resource}</td></tr>
+ *   <tr><td>{@code informer.decoded.bytes}</td><td>counter</td>
+ *       <td>{@code informer_decoded_bytes_total} (kinformer's own)</td>
+ *       <td>{@code name group version resource}</td></tr>
  *   <tr><td>{@code informer.handler.pending.notifications}</td><td>gauge</td>
  *       <td>{@code informer_handler_pending_notifications} (kinformer's own)</td>
  *       <td>the informer's, and {@code handler}</td></tr>
@@ -122,6 +125,8 @@ public final class MicrometerMetrics implements MetricsProvider, InformerMetrics
   public static final String INFORMER_PROCESSING_LATENCY = "informer.processing.latency";
   /** {@code informer_store_resource_version}. */
   public static final String INFORMER_STORE_RESOURCE_VERSION = "informer.store.resource.version";
+  /** {@code informer_decoded_bytes_total}: kinformer's own. */
+  public static final String INFORMER_DECODED_BYTES = "informer.decoded.bytes";
   /** {@code informer_handler_pending_notifications}, tagged {@code handler}: kinformer's own. */
   public static final String INFORMER_HANDLER_PENDING = "informer.handler.pending.notifications";
   /** {@code informer_handler_call_duration_seconds}, tagged {@code handler}: kinformer's own. */
@@ -289,6 +294,15 @@ public final class MicrometerMetrics implements MetricsProvider, InformerMetrics
         .tags(informerTags(id))
         .description("Objects skipped because they did not decode into their model class.")
         .register(registry)::increment;
+  }
+
+  @Override
+  public InformerMetricsProvider.AmountMetric newDecodedBytesMetric(InformerId id) {
+    Counter c = Counter.builder(INFORMER_DECODED_BYTES)
+        .tags(informerTags(id))
+        .description("Bytes of list and watch responses the informer decoded.")
+        .register(registry);
+    return c::increment;
   }
 
   @Override
