@@ -191,7 +191,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
     ProcessorListener<T> listener = register(handler, resyncPeriod);
     if (metricsProvider != null && metricsId != null) {
       // Outside every lock: the provider is the user's code.
-      listener.callDurations(
+      listener.handlerMetrics(
           metricsProvider.newHandlerMetrics(metricsId, listener.handlerName(), listener));
     }
     return listener;

@@ -69,15 +69,34 @@ public interface InformerMetricsProvider {
   /**
    * Per-handler metrics for one handler of {@code id} (kinformer's own): its backlog, to be read
    * from {@code registration.pendingNotifications()} when the metrics are collected (hold the
-   * registration weakly: it is dropped when the handler is removed), and the returned histogram,
-   * which records how long each call of the handler took, in seconds. {@code handler} is the
-   * handler's name as logs show it ({@code toString()} if its class declares one, else its class
-   * name). Called when the handler is added, holding none of the informer's locks. Default:
-   * records nothing.
+   * registration weakly: it is dropped when the handler is removed), and the returned
+   * histograms: how long each notification waited for its call, and how long each call took, in
+   * seconds. {@code handler} is the handler's name as logs show it ({@code toString()} if its class
+   * declares one, else its class name). Called when the handler is added, holding none of the
+   * informer's locks. Default: records nothing.
    */
-  default HistogramMetric newHandlerMetrics(
+  default HandlerMetrics newHandlerMetrics(
       InformerId id, String handler, ResourceEventHandlerRegistration registration) {
-    return NO_HISTOGRAM;
+    return HandlerMetrics.NONE;
+  }
+
+  /**
+   * The histograms of one handler.
+   *
+   * <p>Thread safety: immutable; the metrics must be thread-safe.
+   *
+   * @param deliveryLatency from a notification being queued for the handler to its call
+   * @param callDuration how long a call of the handler took
+   */
+  record HandlerMetrics(HistogramMetric deliveryLatency, HistogramMetric callDuration) {
+    /** The metrics that record nothing. */
+    public static final HandlerMetrics NONE = new HandlerMetrics(NO_HISTOGRAM, NO_HISTOGRAM);
+
+    /** Requires both. */
+    public HandlerMetrics {
+      Objects.requireNonNull(deliveryLatency, "deliveryLatency");
+      Objects.requireNonNull(callDuration, "callDuration");
+    }
   }
 
   /**

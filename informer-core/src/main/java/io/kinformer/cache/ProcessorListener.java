@@ -68,9 +68,23 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
   private final ResourceEventHandler<? super T> handler;
   /** The handler's name in every log line (client-go's {@code nameForHandler}). */
   private final String handlerName;
-  /** How long each call of the handler took, in seconds; set once metrics are attached. */
-  private volatile InformerMetricsProvider.HistogramMetric callDurations =
-      InformerMetricsProvider.NO_HISTOGRAM;
+  /** The handler's latency and call-duration histograms; set once metrics are attached. */
+  private volatile InformerMetricsProvider.HandlerMetrics metrics =
+      InformerMetricsProvider.HandlerMetrics.NONE;
+
+  /**
+   * When each pending notification was queued, in the order of {@link #pending}, once metrics
+   * are attached (null before): a ring of clock readings. The first {@link #untimedAhead} pending
+   * notifications were queued before and have none.
+   */
+  // @GuardedBy("lock")
+  private long @Nullable [] queuedAt;
+  // @GuardedBy("lock")
+  private int queuedHead;
+  // @GuardedBy("lock")
+  private int queuedCount;
+  // @GuardedBy("lock")
+  private int untimedAhead;
   private final Executor executor;
   private final Clock clock;
   private final Scheduler scheduler;
@@ -128,9 +142,59 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
     return handlerName;
   }
 
-  /** Where the duration of each handler call is recorded (per-handler metrics). */
-  void callDurations(InformerMetricsProvider.HistogramMetric metric) {
-    this.callDurations = Objects.requireNonNull(metric, "metric");
+  /**
+   * Where each notification's wait and each call's duration are recorded (per-handler metrics):
+   * from now on, the time each notification is queued is kept.
+   */
+  void handlerMetrics(InformerMetricsProvider.HandlerMetrics m) {
+    Objects.requireNonNull(m, "metrics");
+    lock.lock();
+    try {
+      if (queuedAt == null) {
+        queuedAt = new long[16];
+        untimedAhead = pending.size();
+      }
+    } finally {
+      lock.unlock();
+    }
+    this.metrics = m;
+  }
+
+  /** Records when the notification just added to {@link #pending} was queued. */
+  private void noteQueuedLocked() {
+    long[] ring = queuedAt;
+    if (ring == null) {
+      return;
+    }
+    if (queuedCount == ring.length) {
+      long[] bigger = new long[ring.length * 2];
+      for (int i = 0; i < queuedCount; i++) {
+        bigger[i] = ring[(queuedHead + i) % ring.length];
+      }
+      queuedAt = ring = bigger;
+      queuedHead = 0;
+    }
+    ring[(queuedHead + queuedCount) % ring.length] = clock.nanoTime();
+    queuedCount++;
+  }
+
+  /** When the notification just taken from {@link #pending} was queued, or -1 if not known. */
+  private long takeQueuedLocked() {
+    long[] ring = queuedAt;
+    if (ring == null) {
+      return -1;
+    }
+    if (untimedAhead > 0) {
+      untimedAhead--;
+      return -1;
+    }
+    if (queuedCount == 0) {
+      return -1;
+    }
+    long t = ring[queuedHead];
+    queuedHead = (queuedHead + 1) % ring.length;
+    queuedCount--;
+    return t;
   }
 
   /** Queues a notification and starts a drain if none runs; never calls the handler. */
@@ -153,6 +217,7 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
         return false;
       }
       pending.add(n);
+      noteQueuedLocked();
       if (n instanceof Notification.Add<T> a && a.isInInitialList()) {
         initialPending++;
       }
@@ -200,9 +265,11 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
     long callStarted = start;
     for (int i = 0; i < BATCH && (i == 0 || callStarted - start < BATCH_NANOS); i++) {
       Notification<T> n;
+      long queued;
       lock.lock();
       try {
         n = removed ? null : pending.poll();
+        queued = n == null ? -1 : takeQueuedLocked();
         if (n == null) {
           draining = false;
           idle.signalAll();
@@ -223,9 +290,12 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
         if (!threw) {
           logIfSlow(n, callEnded - callStarted);
         }
-        InformerMetricsProvider.HistogramMetric durations = callDurations;
-        if (durations != InformerMetricsProvider.NO_HISTOGRAM) {
-          durations.observe((callEnded - callStarted) / 1e9);
+        InformerMetricsProvider.HandlerMetrics m = metrics;
+        if (m != InformerMetricsProvider.HandlerMetrics.NONE) {
+          m.callDuration().observe((callEnded - callStarted) / 1e9);
+          if (queued >= 0) {
+            m.deliveryLatency().observe(Math.max(0, callStarted - queued) / 1e9);
+          }
         }
         callStarted = callEnded;
       } finally {
@@ -402,6 +472,8 @@ final class ProcessorListener<T extends HasMetadata> implements ResourceEventHan
     try {
       removed = true;
       pending.clear();
+      queuedCount = 0;
+      untimedAhead = 0;
       idle.signalAll();
     } finally {
       lock.unlock();

@@ -67,6 +67,8 @@ class MetricsEndpointTest {
               + "} [1-9][0-9]*\\.0")
           .containsPattern("informer_handler_call_duration_seconds_count\\{group=\"\","
               + "handler=\"[^\"]+\",name=\"v1/configmaps\"[^}]*} [3-9]")
+          .containsPattern("informer_handler_delivery_latency_seconds_count\\{group=\"\","
+              + "handler=\"[^\"]+\",name=\"v1/configmaps\"[^}]*} [3-9]")
           .containsPattern("informer_handler_pending_notifications\\{group=\"\","
               + "handler=\"[^\"]+\",name=\"v1/configmaps\"[^}]*} 0\\.0")
           .containsPattern("reflector_events_total\\{group=\"\",name=\"v1/configmaps\","

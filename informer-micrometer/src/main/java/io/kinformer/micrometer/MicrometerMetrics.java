@@ -78,6 +78,9 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code informer.handler.pending.notifications}</td><td>gauge</td>
  *       <td>{@code informer_handler_pending_notifications} (kinformer's own)</td>
  *       <td>the informer's, and {@code handler}</td></tr>
+ *   <tr><td>{@code informer.handler.delivery.latency}</td><td>timer</td>
+ *       <td>{@code informer_handler_delivery_latency_seconds} (kinformer's own)</td>
+ *       <td>the informer's, and {@code handler}</td></tr>
  *   <tr><td>{@code informer.handler.call.duration}</td><td>timer</td>
  *       <td>{@code informer_handler_call_duration_seconds} (kinformer's own)</td>
  *       <td>the informer's, and {@code handler}</td></tr>
@@ -129,6 +132,8 @@ public final class MicrometerMetrics implements MetricsProvider, InformerMetrics
   public static final String INFORMER_DECODED_BYTES = "informer.decoded.bytes";
   /** {@code informer_handler_pending_notifications}, tagged {@code handler}: kinformer's own. */
   public static final String INFORMER_HANDLER_PENDING = "informer.handler.pending.notifications";
+  /** {@code informer_handler_delivery_latency_seconds}, tagged {@code handler}: kinformer's own. */
+  public static final String INFORMER_HANDLER_DELIVERY_LATENCY = "informer.handler.delivery.latency";
   /** {@code informer_handler_call_duration_seconds}, tagged {@code handler}: kinformer's own. */
   public static final String INFORMER_HANDLER_CALL_DURATION = "informer.handler.call.duration";
   /** {@code reflector_lists_total}, tagged {@code kind} list or stream: kinformer's own. */
@@ -306,7 +311,7 @@ public final class MicrometerMetrics implements MetricsProvider, InformerMetrics
   }
 
   @Override
-  public InformerMetricsProvider.HistogramMetric newHandlerMetrics(
+  public InformerMetricsProvider.HandlerMetrics newHandlerMetrics(
       InformerId id, String handler, ResourceEventHandlerRegistration registration) {
     Tags tags = informerTags(id).and("handler", handler);
     // Weakly held, as Micrometer does by default: a removed handler's gauge then reads NaN.
@@ -315,9 +320,13 @@ public final class MicrometerMetrics implements MetricsProvider, InformerMetrics
         .tags(tags)
         .description("Notifications queued for the handler and not yet delivered.")
         .register(registry);
-    Timer t = timer(INFORMER_HANDLER_CALL_DURATION, tags,
+    Timer calls = timer(INFORMER_HANDLER_CALL_DURATION, tags,
         "How long the handler took per notification.", WORKQUEUE_BUCKETS);
-    return v -> record(t, v);
+    Timer latency = timer(INFORMER_HANDLER_DELIVERY_LATENCY, tags,
+        "How long a notification waited for the handler to be called with it.",
+        WORKQUEUE_BUCKETS);
+    return new InformerMetricsProvider.HandlerMetrics(
+        v -> record(latency, v), v -> record(calls, v));
   }
 
   @Override
