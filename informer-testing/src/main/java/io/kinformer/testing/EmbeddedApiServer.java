@@ -77,6 +77,8 @@ public final class EmbeddedApiServer implements AutoCloseable {
   private final @Nullable String bearerToken;
   private final Registry registry = new Registry();
   private final Store store;
+  /** What the server started with, which {@link #reset()} keeps. */
+  private final Set<String> initialObjects;
   private final ApiOps ops;
   private final Faults faults;
   private final Set<WatchSession> watches = ConcurrentHashMap.newKeySet();
@@ -102,6 +104,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
     }
     b.resources.forEach(this::registerQuietly);
     ops.bootstrap(INITIAL_NAMESPACES);
+    this.initialObjects = store.allKeys();
     this.certificates = b.tls
         ? Certificates.selfSigned(b.clock.now(), ops.randomLong(Long.MAX_VALUE), ops.uid())
         : null;
@@ -390,6 +393,20 @@ public final class EmbeddedApiServer implements AutoCloseable {
       out.add(Json.MAPPER.readValue(j, type));
     }
     return out;
+  }
+
+  /**
+   * Makes the server as it was when it started, for tests that share one: every object created
+   * since (in any resource, finalizers or not) is deleted, each as a {@code DELETED} event its
+   * watchers see, the initial namespaces stay, and {@link #faults()} are cleared ({@link
+   * Faults#reset()}). Resource versions go on increasing, as they would on a real server, and
+   * resources registered since start stay served.
+   *
+   * @return how many objects were deleted
+   */
+  public int reset() {
+    faults.reset();
+    return store.deleteAllExcept(initialObjects);
   }
 
   /**

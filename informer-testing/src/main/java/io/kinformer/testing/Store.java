@@ -5,10 +5,12 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
@@ -148,6 +150,44 @@ final class Store {
       StoredObject last = cur.withRv(++rv);
       record(state, new Event(WatchEventType.DELETED, last, cur));
       return last;
+    }
+  }
+
+  /** Every object's resource and key, for remembering what the server started with. */
+  Set<String> allKeys() {
+    lock.lock();
+    try {
+      Set<String> keys = new HashSet<>();
+      states.forEach((type, st) -> st.objects.keySet()
+          .forEach(k -> keys.add(type.qualifiedName() + "|" + k)));
+      return keys;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Deletes every object whose resource and key (as {@link #allKeys()} gives them) are not in
+   * {@code keep}, each as a deletion its watchers see; returns how many.
+   */
+  int deleteAllExcept(Set<String> keep) {
+    lock.lock();
+    try {
+      int deleted = 0;
+      for (Map.Entry<ServedResource, ResourceState> e : states.entrySet()) {
+        ResourceState st = e.getValue();
+        for (String key : new ArrayList<>(st.objects.keySet())) {
+          if (keep.contains(e.getKey().qualifiedName() + "|" + key)) {
+            continue;
+          }
+          StoredObject cur = st.objects.remove(key);
+          record(st, new Event(WatchEventType.DELETED, cur.withRv(++rv), cur));
+          deleted++;
+        }
+      }
+      return deleted;
+    } finally {
+      lock.unlock();
     }
   }
 
