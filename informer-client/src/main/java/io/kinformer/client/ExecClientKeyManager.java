@@ -43,8 +43,8 @@ final class ExecClientKeyManager extends X509ExtendedKeyManager {
   ExecClientKeyManager(ExecCredentialPlugin plugin, Runnable onChange) {
     this.plugin = plugin;
     this.onChange = onChange;
-    // A run for a request (not a handshake) may replace the certificate: a resumed session would
-    // then never ask this key manager, so the sessions are forgotten at once.
+    // A run for a request (not a handshake) may replace the certificate, and a connection that
+    // resumes earlier TLS state never asks this key manager: that state is dropped right away.
     plugin.onCertificateChange(onChange);
   }
 
