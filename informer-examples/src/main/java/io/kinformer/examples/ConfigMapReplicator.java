@@ -354,18 +354,7 @@ public final class ConfigMapReplicator implements AutoCloseable {
       }
       console.line("caches synced; reconciling");
       replicator.start();
-      Clock clock = Clock.system();
-      long deadline = Main.deadline(clock, commandLine.duration());
-      List<Runnable> steps = cluster.writable() ? Scenario.steps(client, console) : List.of();
-      for (Runnable step : steps) {
-        if (Main.waitOrEnd(stop, clock, deadline, Duration.ofSeconds(2))) {
-          break;
-        }
-        step.run();
-      }
-      while (!Main.waitOrEnd(stop, clock, deadline, Duration.ofSeconds(60))) {
-        // keep reconciling until the deadline or Ctrl-C
-      }
+      Scenario.play(cluster, client, console, commandLine, stop, null);
       console.line("done: " + replicator.writes() + " writes");
     }
   }
@@ -386,6 +375,35 @@ public final class ConfigMapReplicator implements AutoCloseable {
       source.create(configMap("source", "app-settings", true, Map.of("log.level", "info")));
       source.create(configMap("source", "feature-flags", true, Map.of("new-ui", "false")));
       source.create(configMap("source", "local-only", false, Map.of("secret-ish", "stays here")));
+    }
+
+    /**
+     * Plays the changes on a writable cluster, 2 s apart ({@code crash}, if any, after the second),
+     * then keeps going until the run's deadline or Ctrl-C.
+     */
+    static void play(Cluster cluster, KubeClient client, Console console,
+        CommandLine commandLine, CountDownLatch stop, @Nullable Runnable crash)
+        throws InterruptedException {
+      Clock clock = Clock.system();
+      long deadline = Main.deadline(clock, commandLine.duration());
+      List<Runnable> steps = new ArrayList<>();
+      if (cluster.writable()) {
+        List<Runnable> changes = steps(client, console);
+        steps.addAll(changes.subList(0, 2));
+        if (crash != null) {
+          steps.add(crash);
+        }
+        steps.addAll(changes.subList(2, changes.size()));
+      }
+      for (Runnable step : steps) {
+        if (Main.waitOrEnd(stop, clock, deadline, Duration.ofSeconds(2))) {
+          break;
+        }
+        step.run();
+      }
+      while (!Main.waitOrEnd(stop, clock, deadline, Duration.ofSeconds(60))) {
+        // keep going until the deadline or Ctrl-C
+      }
     }
 
     static List<Runnable> steps(KubeClient client, Console console) {

@@ -9,7 +9,6 @@ import io.kinformer.leaderelection.LeaderElectionConfig;
 import io.kinformer.leaderelection.LeaderElector;
 import io.kinformer.leaderelection.LeaderTerm;
 import io.kinformer.leaderelection.LeaseLock;
-import io.kinformer.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -174,24 +173,8 @@ public final class ReplicatedConfigMapReplicator {
       console.line("every replica's caches synced; electing a leader");
       replicas.forEach(Replica::startElection);
 
-      Clock clock = Clock.system();
-      long deadline = Main.deadline(clock, commandLine.duration());
-      List<Runnable> steps = new ArrayList<>();
-      if (cluster.writable()) {
-        List<Runnable> changes = ConfigMapReplicator.Scenario.steps(seedClient, console);
-        steps.addAll(changes.subList(0, 2));
-        steps.add(() -> crashLeader(replicas, console));
-        steps.addAll(changes.subList(2, changes.size()));
-      }
-      for (Runnable step : steps) {
-        if (Main.waitOrEnd(stop, clock, deadline, Duration.ofSeconds(2))) {
-          break;
-        }
-        step.run();
-      }
-      while (!Main.waitOrEnd(stop, clock, deadline, Duration.ofSeconds(60))) {
-        // keep running until the deadline or Ctrl-C
-      }
+      ConfigMapReplicator.Scenario.play(cluster, seedClient, console, commandLine, stop,
+          () -> crashLeader(replicas, console));
       StringBuilder summary = new StringBuilder("done:");
       for (Replica r : replicas) {
         summary.append(' ').append(r.identity).append(' ').append(r.writes()).append(" writes");

@@ -9,7 +9,6 @@ import io.kinformer.leaderelection.Shard;
 import io.kinformer.leaderelection.ShardCallbacks;
 import io.kinformer.leaderelection.ShardCoordinator;
 import io.kinformer.time.Cancellable;
-import io.kinformer.time.Clock;
 import io.kinformer.time.Scheduler;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -222,24 +221,8 @@ public final class ShardedConfigMapReplicator {
       console.line("every replica's caches synced; sharing " + SHARDS + " shards");
       replicas.forEach(Replica::startWork);
 
-      Clock clock = Clock.system();
-      long deadline = Main.deadline(clock, commandLine.duration());
-      List<Runnable> steps = new ArrayList<>();
-      if (cluster.writable()) {
-        List<Runnable> changes = ConfigMapReplicator.Scenario.steps(seedClient, console);
-        steps.addAll(changes.subList(0, 2));
-        steps.add(() -> crashBusiest(replicas, console));
-        steps.addAll(changes.subList(2, changes.size()));
-      }
-      for (Runnable step : steps) {
-        if (Main.waitOrEnd(stop, clock, deadline, Duration.ofSeconds(2))) {
-          break;
-        }
-        step.run();
-      }
-      while (!Main.waitOrEnd(stop, clock, deadline, Duration.ofSeconds(60))) {
-        // keep running until the deadline or Ctrl-C
-      }
+      ConfigMapReplicator.Scenario.play(cluster, seedClient, console, commandLine, stop,
+          () -> crashBusiest(replicas, console));
       StringBuilder summary = new StringBuilder("done:");
       for (Replica r : replicas) {
         summary.append(' ').append(r.identity).append(' ').append(r.writes()).append(" writes");
