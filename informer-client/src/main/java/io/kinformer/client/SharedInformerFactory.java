@@ -538,8 +538,9 @@ public final class SharedInformerFactory implements AutoCloseable {
     InformerMetricsProvider.CounterMetric skipped = InformerMetricsProvider.NO_COUNTER;
     InformerMetricsProvider.AmountMetric bytes = InformerMetricsProvider.NO_AMOUNT;
     if (metrics != null) {
-      skipped = metrics.newUndecodableObjectsMetric(informerId(type, name));
-      bytes = metrics.newDecodedBytesMetric(informerId(type, name));
+      InformerMetricsProvider.InformerId id = informerId(type, name);
+      skipped = metrics.newUndecodableObjectsMetric(id);
+      bytes = metrics.newDecodedBytesMetric(id);
     }
     return resources.listerWatcher(
         UnaryOperator.identity(), new UndecodableObjects(name, skipped::inc), bytes::add);
