@@ -9,11 +9,11 @@ import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -228,7 +228,7 @@ final class ExecCredentialPlugin implements AuthTokenSource {
     int exit;
     Process process;
     try {
-      process = builder.start();
+      process = LiveProcesses.start(builder);
     } catch (IOException e) {
       throw new KubeConfigException(
           config.origin() + ": exec: executable " + config.command() + " not found or not"
@@ -236,7 +236,6 @@ final class ExecCredentialPlugin implements AuthTokenSource {
           e);
     }
     running = process;
-    LiveProcesses.add(process);
     try {
       if (closed) {
         kill(process); // closed between the check and the start
@@ -333,21 +332,38 @@ final class ExecCredentialPlugin implements AuthTokenSource {
    * the JVM that started it.
    */
   private static final class LiveProcesses {
-    private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
+    private static final Set<Process> LIVE = new HashSet<>();
+    /** Set by the shutdown hook; no plugin starts after it. */
+    private static boolean exiting;
 
     static {
       Runtime.getRuntime().addShutdownHook(
-          new Thread(() -> LIVE.forEach(ExecCredentialPlugin::kill), "kinformer-exec-plugin-reaper"));
+          new Thread(LiveProcesses::killAll, "kinformer-exec-plugin-reaper"));
     }
 
-    static void add(Process p) {
+    /**
+     * Starts the plugin and records it in one step, so that a JVM exit between the two cannot
+     * leave it running: the hook waits for a start in progress, then kills what was recorded.
+     */
+    static synchronized Process start(ProcessBuilder builder) throws IOException {
+      if (exiting) {
+        throw new IOException("the JVM is exiting");
+      }
+      Process p = builder.start();
       LIVE.add(p);
+      return p;
     }
 
-    static void remove(Process p) {
+    static synchronized void remove(Process p) {
       LIVE.remove(p);
     }
+
+    private static synchronized void killAll() {
+      exiting = true;
+      LIVE.forEach(ExecCredentialPlugin::kill);
+    }
   }
+
 
   /** Ends the plugin and whatever it started, which could otherwise hold its output open. */
   private static void kill(Process process) {
