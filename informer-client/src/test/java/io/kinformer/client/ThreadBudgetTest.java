@@ -71,11 +71,20 @@ class ThreadBudgetTest {
     return added(stages, "first", "second");
   }
 
-  /** The working threads of stage {@code to} that stage {@code from} did not have. */
+  /**
+   * The working threads of stage {@code to} that stage {@code from} did not have, leaving out
+   * OkHttp's connection-pool closer when the first stage had it: OkHttp ends that thread while no
+   * connection is idle and starts it again later, so it may be missing from one stage and back in
+   * the next without anything having been added.
+   */
   private static List<String> added(Map<String, List<String>> stages, String from, String to) {
     List<String> later = new ArrayList<>(working(stages.get(to)));
     for (String t : working(stages.get(from))) {
       later.remove(t);
+    }
+    String closer = "OkHttp ConnectionPool connection closer";
+    if (working(stages.get("first")).contains(closer)) {
+      later.remove(closer);
     }
     return later;
   }
