@@ -12,7 +12,7 @@ import io.kinformer.cache.InformerHealth;
 import io.kinformer.cache.SharedIndexInformer;
 import io.kinformer.testing.EmbeddedApiServer;
 import io.kinformer.testing.Verb;
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -17,7 +17,7 @@ import io.kinformer.cache.ResourceEventHandler;
 import io.kinformer.cache.SharedIndexInformer;
 import io.kinformer.testing.EmbeddedApiServer;
 import io.kinformer.testing.Verb;
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;

@@ -485,7 +485,7 @@ class SharedInformerFactoryTest {
     client.resources(Pod.class).inNamespace("default").create(pod("default", "p", Map.of()));
     client.resources(ConfigMap.class).inNamespace("default")
         .create(new ConfigMapBuilder().withNewMetadata().withName("c").endMetadata().build());
-    io.kinformer.time.FakeClock clock = new io.kinformer.time.FakeClock();
+    io.kinformer.time.testing.FakeClock clock = new io.kinformer.time.testing.FakeClock();
     factory = SharedInformerFactory.builder(client)
         .clock(clock)
         .scheduler(clock)

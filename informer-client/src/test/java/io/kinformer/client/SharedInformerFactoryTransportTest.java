@@ -10,7 +10,7 @@ import io.kinformer.cache.ApiException;
 import io.kinformer.cache.ReflectorException;
 import io.kinformer.testing.EmbeddedApiServer;
 import io.kinformer.testing.Verb;
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

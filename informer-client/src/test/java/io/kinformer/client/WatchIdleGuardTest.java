@@ -2,7 +2,7 @@ package io.kinformer.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import okhttp3.Call;

@@ -2,7 +2,7 @@ package io.kinformer.cache;
 
 /**
  * The source a reflector lists and watches (client-go's {@code cache.ListerWatcher}). {@code
- * informer-client} provides one over HTTP for any resource; {@link FakeListerWatcher} is an
+ * informer-client} provides one over HTTP for any resource; {@code FakeListerWatcher} (informer-core's test fixtures) is an
  * in-memory one for tests.
  *
  * <p>Implementations receive the options the reflector builds (resourceVersion, paging, bookmarks,
@@ -45,7 +45,7 @@ public interface ListerWatcher<T> {
    * cancel or refuse that call as soon as it starts.
    *
    * <p>The default does nothing, for implementations whose calls do not block or end on an
-   * interrupt (as {@link FakeListerWatcher}'s do).
+   * interrupt (as the test fixtures' {@code FakeListerWatcher} does).
    *
    * <p>Thread safety: called from any thread, concurrently with calls on {@code thread}.
    */

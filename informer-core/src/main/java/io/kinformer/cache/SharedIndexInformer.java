@@ -361,8 +361,8 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
     /**
      * Runs the reflector's cycles (see {@link Reflector.Builder#executor}). Default: a thread of its
      * own, {@code kinformer-<name>-reflector}. With an executor the test runs by hand, together with
-     * hand-run {@link #deliveryExecutor} and {@link #processingExecutor} and a {@link
-     * io.kinformer.time.FakeClock}, an informer runs entirely on the test's thread.
+     * hand-run {@link #deliveryExecutor} and {@link #processingExecutor} and a {@code
+     * FakeClock}, an informer runs entirely on the test's thread.
      */
     public Builder<T> reflectorExecutor(Executor executor) {
       this.reflectorExecutor = Objects.requireNonNull(executor, "executor");

@@ -285,8 +285,8 @@ public final class SimpleInformer<T extends HasMetadata> implements AutoCloseabl
 
       /**
        * Runs the reflector's cycles (see {@link Reflector.Builder#executor}). Default: a thread of
-       * its own. With it and {@link #executor} run by hand and a {@link
-       * io.kinformer.time.FakeClock}, the informer runs on the test's thread alone.
+       * its own. With it and {@link #executor} run by hand and a {@code
+       * FakeClock}, the informer runs on the test's thread alone.
        */
       public Builder<T> reflectorExecutor(Executor executor) {
         this.reflectorExecutor = Objects.requireNonNull(executor, "executor");

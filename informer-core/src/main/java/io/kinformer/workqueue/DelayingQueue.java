@@ -10,7 +10,7 @@ import java.time.Duration;
  * number (nothing is dropped), and one wake-up is scheduled on the injected {@link
  * io.kinformer.time.Scheduler} for the earliest of them (and at most 10 s ahead, as client-go's
  * heartbeat does). When it fires, every item whose time has come is {@link #add added}, in
- * ready-time order (ties in the order they were added). With a {@link io.kinformer.time.FakeClock},
+ * ready-time order (ties in the order they were added). With a {@code FakeClock} (informer-core's test fixtures),
  * {@code advance(d)} moves due items into the queue on the calling thread.
  *
  * <p>Shutting the queue down discards the items still waiting and cancels the wake-up.

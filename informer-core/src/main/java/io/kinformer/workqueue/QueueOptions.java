@@ -103,8 +103,8 @@ public record QueueOptions(
     }
 
     /**
-     * Sets both the clock and the scheduler to {@code time}, as tests do with {@link
-     * io.kinformer.time.FakeClock}.
+     * Sets both the clock and the scheduler to {@code time}, as tests do with {@code
+     * FakeClock}.
      */
     public <C extends Clock & Scheduler> Builder clockAndScheduler(C time) {
       return clock(time).scheduler(time);

@@ -24,8 +24,8 @@
  * <p>Items are compared with {@code equals}/{@code hashCode} (client-go requires {@code
  * comparable}): use immutable values such as {@code "namespace/name"} keys, never mutable objects.
  * Time is read from an injected {@link io.kinformer.time.Clock} and waits are scheduled on an
- * injected {@link io.kinformer.time.Scheduler}, so tests drive delays and rate limits with {@link
- * io.kinformer.time.FakeClock}.
+ * injected {@link io.kinformer.time.Scheduler}, so tests drive delays and rate limits with {@code
+ * FakeClock}.
  */
 @NullMarked
 package io.kinformer.workqueue;

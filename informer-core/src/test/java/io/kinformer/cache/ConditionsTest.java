@@ -4,7 +4,8 @@ import static io.kinformer.cache.TestPods.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.kinformer.time.FakeClock;
+import io.kinformer.cache.testing.FakeListerWatcher;
+import io.kinformer.time.testing.FakeClock;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;

@@ -7,7 +7,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kinformer.cache.InformerMetricsProvider.InformerId;
-import io.kinformer.time.FakeClock;
+import io.kinformer.cache.testing.FakeListerWatcher;
+import io.kinformer.time.testing.FakeClock;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;

@@ -2,6 +2,7 @@ package io.kinformer.cache;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.kinformer.cache.testing.FakeListerWatcher;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;

@@ -1,6 +1,7 @@
 package io.kinformer.cache;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.kinformer.cache.testing.FakeListerWatcher;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;

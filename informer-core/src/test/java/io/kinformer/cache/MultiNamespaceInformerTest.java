@@ -6,7 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.kinformer.time.FakeClock;
+import io.kinformer.cache.testing.FakeListerWatcher;
+import io.kinformer.time.testing.FakeClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -17,7 +17,7 @@ import io.kinformer.cache.ReflectorState.BackingOff;
 import io.kinformer.cache.ReflectorState.Idle;
 import io.kinformer.cache.ReflectorState.Stopped;
 import io.kinformer.time.Backoff;
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import java.net.ConnectException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kinformer.cache.ReflectorException.Phase;
 import io.kinformer.time.Backoff;
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import java.net.ConnectException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -11,7 +11,7 @@ import io.kinformer.cache.ReflectorState.Idle;
 import io.kinformer.cache.ReflectorState.Listing;
 import io.kinformer.cache.ReflectorState.Stopped;
 import io.kinformer.cache.ReflectorState.Streaming;
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.kinformer.cache;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

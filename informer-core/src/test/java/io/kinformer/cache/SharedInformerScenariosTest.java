@@ -8,7 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kinformer.cache.InformerTestSupport.ReplayingHandler;
-import io.kinformer.time.FakeClock;
+import io.kinformer.cache.testing.FakeListerWatcher;
+import io.kinformer.time.testing.FakeClock;
 import java.net.ConnectException;
 import java.time.Duration;
 import java.util.ArrayList;

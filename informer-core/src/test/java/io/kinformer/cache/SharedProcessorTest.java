@@ -4,7 +4,7 @@ import static io.kinformer.cache.TestPods.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -6,7 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kinformer.cache.SharedIndexInformerTest.Recorder;
-import io.kinformer.time.FakeClock;
+import io.kinformer.cache.testing.FakeListerWatcher;
+import io.kinformer.time.testing.FakeClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,8 @@
 package io.kinformer.cache;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.kinformer.time.FakeClock;
+import io.kinformer.cache.testing.FakeListerWatcher;
+import io.kinformer.time.testing.FakeClock;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,6 +2,7 @@ package io.kinformer.cache;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.kinformer.cache.testing.FakeListerWatcher;
 import java.net.SocketException;
 import java.util.Map;
 

@@ -3,7 +3,7 @@ package io.kinformer.workqueue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import io.kinformer.time.Scheduler;
 import java.time.Duration;
 import java.util.HashSet;

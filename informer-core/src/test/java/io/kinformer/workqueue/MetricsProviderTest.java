@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.kinformer.cache.ResourceEventHandler;
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import io.kinformer.workqueue.PriorityQueue.Prioritized;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.kinformer.cache.ModelCheck;
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

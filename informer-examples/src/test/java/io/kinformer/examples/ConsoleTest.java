@@ -2,7 +2,7 @@ package io.kinformer.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

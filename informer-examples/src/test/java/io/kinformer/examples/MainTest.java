@@ -2,7 +2,7 @@ package io.kinformer.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;

@@ -13,7 +13,7 @@ import io.kinformer.leaderelection.Shard;
 import io.kinformer.leaderelection.ShardCallbacks;
 import io.kinformer.leaderelection.ShardCoordinator;
 import io.kinformer.testing.EmbeddedApiServer;
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -547,7 +547,7 @@ public final class LeaderElector implements AutoCloseable {
 
     /**
      * The clock that measures how long a record stayed unchanged, and that stamps the Lease's
-     * times; {@link Clock#system()} unless set. Tests pass a {@link io.kinformer.time.FakeClock}.
+     * times; {@link Clock#system()} unless set. Tests pass a {@code FakeClock} (informer-core's test fixtures).
      */
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");

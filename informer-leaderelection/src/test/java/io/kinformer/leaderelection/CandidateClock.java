@@ -2,7 +2,7 @@ package io.kinformer.leaderelection;
 
 import io.kinformer.time.Cancellable;
 import io.kinformer.time.Clock;
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import io.kinformer.time.Scheduler;
 import java.time.Duration;
 import java.time.Instant;

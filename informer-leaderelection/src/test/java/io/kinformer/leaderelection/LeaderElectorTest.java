@@ -11,7 +11,7 @@ import io.kinformer.client.KubeConfig;
 import io.kinformer.testing.EmbeddedApiServer;
 import io.kinformer.testing.EmbeddedApiServerExtension;
 import io.kinformer.testing.Verb;
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -3,7 +3,7 @@ package io.kinformer.leaderelection;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kinformer.testing.EmbeddedApiServer;
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,7 +4,7 @@ import io.kinformer.client.ClientOptions;
 import io.kinformer.client.KubeClient;
 import io.kinformer.client.KubeConfig;
 import io.kinformer.testing.EmbeddedApiServer;
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;

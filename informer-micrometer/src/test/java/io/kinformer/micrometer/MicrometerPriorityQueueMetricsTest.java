@@ -2,7 +2,7 @@ package io.kinformer.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import io.kinformer.workqueue.PriorityQueue;
 import io.kinformer.workqueue.QueueOptions;
 import io.kinformer.workqueue.RateLimiters;

@@ -3,7 +3,7 @@ package io.kinformer.micrometer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import io.kinformer.workqueue.QueueOptions;
 import io.kinformer.workqueue.RateLimiters;
 import io.kinformer.workqueue.RateLimitingQueue;

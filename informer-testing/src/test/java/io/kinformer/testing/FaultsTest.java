@@ -3,7 +3,7 @@ package io.kinformer.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

@@ -5,7 +5,7 @@ import static io.kinformer.testing.Http.rv;
 import static io.kinformer.testing.Http.type;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kinformer.time.FakeClock;
+import io.kinformer.time.testing.FakeClock;
 import java.time.Duration;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;

@@ -1,5 +1,8 @@
-package io.kinformer.time;
+package io.kinformer.time.testing;
 
+import io.kinformer.time.Cancellable;
+import io.kinformer.time.Clock;
+import io.kinformer.time.Scheduler;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -66,7 +69,7 @@ public final class FakeClock implements Clock, Scheduler {
   public Cancellable schedule(Runnable task, Duration delay) {
     lock.lock();
     try {
-      long d = Math.max(0, SystemTime.saturatedNanos(delay));
+      long d = Math.max(0, saturatedNanos(delay));
       long deadline = d > Long.MAX_VALUE - nanos ? Long.MAX_VALUE : nanos + d;
       Task t = new Task(deadline, sequence++, task);
       tasks.add(t);
@@ -98,7 +101,7 @@ public final class FakeClock implements Clock, Scheduler {
     long target;
     lock.lock();
     try {
-      long s = SystemTime.saturatedNanos(step);
+      long s = saturatedNanos(step);
       target = s > Long.MAX_VALUE - nanos ? Long.MAX_VALUE : nanos + s;
     } finally {
       lock.unlock();
@@ -189,5 +192,15 @@ public final class FakeClock implements Clock, Scheduler {
       int c = Long.compare(deadline, o.deadline);
       return c != 0 ? c : Long.compare(seq, o.seq);
     }
+  }
+
+  private static final Duration LONGEST = Duration.ofNanos(Long.MAX_VALUE);
+
+  /** {@code d} in nanoseconds, saturated at the range of a {@code long}. */
+  private static long saturatedNanos(Duration d) {
+    if (d.compareTo(LONGEST) > 0) {
+      return Long.MAX_VALUE;
+    }
+    return d.compareTo(LONGEST.negated()) < 0 ? Long.MIN_VALUE : d.toNanos();
   }
 }

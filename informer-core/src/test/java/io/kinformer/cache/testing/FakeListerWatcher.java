@@ -1,6 +1,16 @@
-package io.kinformer.cache;
+package io.kinformer.cache.testing;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.kinformer.cache.ApiException;
+import io.kinformer.cache.InformerException;
+import io.kinformer.cache.Keys;
+import io.kinformer.cache.ListOptions;
+import io.kinformer.cache.ListResult;
+import io.kinformer.cache.ListerWatcher;
+import io.kinformer.cache.Reflector;
+import io.kinformer.cache.Watch;
+import io.kinformer.cache.WatchEvent;
+import io.kinformer.cache.WatchEventType;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -245,7 +255,7 @@ public final class FakeListerWatcher<T extends HasMetadata> implements ListerWat
    * and a failure or the end of a stream): for tests that read a watch on their own thread and must
    * not read one with nothing in it.
    */
-  int readableOnOpenWatches() {
+  public int readableOnOpenWatches() {
     lock.lock();
     try {
       int n = 0;
