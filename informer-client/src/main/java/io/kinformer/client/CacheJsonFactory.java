@@ -33,6 +33,8 @@ import tools.jackson.core.sym.ByteQuadsCanonicalizer;
  * FieldsV1Deserializer}) still makes equal keys one {@code String}. The stable names (properties,
  * label keys, the managed-field keys that repeat from pod to pod) come first in any list and stay
  * in the table; the table never exceeds what Jackson reuses, so every parser starts from it.
+ * Against the char parser it decodes a 500-pod page at 69,975 instead of 59,238 pods/s with 12,124
+ * instead of 20,390 B per pod (2 vCPUs; docs/architecture.md, "What the performance rests on").
  *
  * <p>Thread safety: thread-safe, as Jackson's factory; the shared table is Jackson's, which
  * merges each parser's additions when the parser closes.

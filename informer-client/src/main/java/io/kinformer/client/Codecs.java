@@ -58,8 +58,8 @@ final class Codecs {
    * table would keep growing on a large list and be thrown away after it, leaving the first watch
    * events an empty table, whose code paths the JIT compiler then compiled all over again
    * (docs/architecture.md, "What the performance rests on"). Map keys, {@code FieldsV1} keys and the
-   * keys of untyped values also go through {@code pool}, as values do, so that the names the table
-   * no longer takes are still shared.
+   * keys of untyped values also go through {@code pool}, as values do, so that the names a full
+   * table does not take are still shared.
    */
   static JsonMapper newCacheMapper(StringPool pool) {
     SimpleModule compactor = new SimpleModule("kinformer-cache-compactor");

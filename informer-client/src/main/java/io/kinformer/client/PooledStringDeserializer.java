@@ -63,7 +63,7 @@ final class PooledStringDeserializer extends ValueDeserializer<String> {
   /**
    * The same pool for {@code Map<String, ...>} keys (labels, annotations, resource names, ...).
    * The informers' mapper shares only a bounded table of names among its parsers (see {@link
-   * CacheJsonFactory}): without this, every key the table no longer takes would be a string of its
+   * CacheJsonFactory}): without this, every key a full table does not take would be a string of its
    * own.
    *
    * <p>Thread safety: thread-safe (the pool is).

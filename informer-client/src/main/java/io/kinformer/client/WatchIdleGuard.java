@@ -30,8 +30,8 @@ import org.jspecify.annotations.Nullable;
  * and the silence is measured from that check). Limits below 1 ms are treated as 1 ms.
  *
  * <p>On HTTP/2 the cancel resets the stream, not the connection: a dead HTTP/2 connection is found
- * by the client's pings ({@link ClientOptions#pingInterval()}), which OkHttp's read timeout used to
- * trigger as well.
+ * by the client's pings ({@link ClientOptions#pingInterval()}), as OkHttp's read timeout, which
+ * watches do not use, would find it too.
  *
  * <p>Thread safety: thread-safe. Checks run on the scheduler's thread one after another (each
  * schedules the next); the other methods may be called from any thread. A check that has decided

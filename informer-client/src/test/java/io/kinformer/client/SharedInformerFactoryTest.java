@@ -623,7 +623,7 @@ class SharedInformerFactoryTest {
         new ResourceEventHandler<ConfigMap>() {
           @Override
           public void onAdd(ConfigMap obj, boolean isInInitialList) {
-            factory.close(); // must not wait for this very thread (it used to, for 30 s)
+            factory.close(); // must not wait for this very thread (that would stall for 30 s)
             closedInHandler.complete(null);
           }
         });

@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
  * {@code NewDeltaFIFOWithOptions}), with its options: a key function, {@code knownObjects}, a
  * transform, a name, and {@link Builder#emitDeltaTypeReplaced emitDeltaTypeReplaced}.
  *
- * <p>client-go's informers no longer use a DeltaFIFO (they queue into a FIFO of single deltas in
- * arrival order); it remains for code that builds one directly.
+ * <p>client-go 1.36's informers do not use a DeltaFIFO (they queue into a FIFO of single deltas in
+ * arrival order), nor do kinformer's; it serves code that builds one directly.
  *
  * <p>It serves this use: process every change at most once; when processing an object, see
  * everything that happened to it since it was last processed, oldest first; learn about deletions,

@@ -102,7 +102,7 @@ class SharedInformerLifecycleTest {
         new ResourceEventHandler<Pod>() {
           @Override
           public void onAdd(Pod obj, boolean isInInitialList) {
-            informer.close(); // used to wait 30 s for this very call to end
+            informer.close(); // must not wait for this very call to end (a 30 s stall)
             closedIn.add(Thread.currentThread().getName());
           }
         });
@@ -124,7 +124,7 @@ class SharedInformerLifecycleTest {
     List<String> closedIn = new CopyOnWriteArrayList<>();
     informer.setWatchErrorHandler(
         e -> {
-          informer.close(); // used to wait 30 s for the reflector thread, i.e. for itself
+          informer.close(); // must not wait for the reflector thread, i.e. for itself
           closedIn.add(Thread.currentThread().getName());
         });
     informer.start();
