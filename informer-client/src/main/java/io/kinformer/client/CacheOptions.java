@@ -2,6 +2,7 @@ package io.kinformer.client;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.kinformer.cache.LabelSelector;
+import io.kinformer.client.internal.http.FieldSelectors;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Objects;

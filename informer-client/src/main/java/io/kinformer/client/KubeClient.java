@@ -2,6 +2,15 @@ package io.kinformer.client;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.kinformer.client.internal.codec.Codecs;
+import io.kinformer.client.internal.codec.StringPool;
+import io.kinformer.client.internal.config.AuthInterceptor;
+import io.kinformer.client.internal.http.Discovery;
+import io.kinformer.client.internal.http.EnvironmentProxySelector;
+import io.kinformer.client.internal.http.HttpCalls;
+import io.kinformer.client.internal.http.HttpTimeouts;
+import io.kinformer.client.internal.tls.RotatingClientKeyManager;
+import io.kinformer.client.internal.tls.TlsSetup;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;

@@ -1,5 +1,10 @@
 package io.kinformer.client;
 
+import io.kinformer.client.internal.config.AuthConfig;
+import io.kinformer.client.internal.config.ExecConfig;
+import io.kinformer.client.internal.config.KubeConfigAccess;
+import io.kinformer.client.internal.config.KubeConfigLoader;
+import io.kinformer.client.internal.config.PemSource;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
@@ -52,6 +57,46 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread safety: immutable.
  */
 public final class KubeConfig {
+
+  static {
+    KubeConfigAccess.install(
+        new KubeConfigAccess() {
+          @Override
+          protected KubeConfig newConfig(
+              URI server,
+              String namespace,
+              @Nullable String context,
+              String source,
+              @Nullable PemSource certificateAuthority,
+              boolean insecureSkipTlsVerify,
+              @Nullable String tlsServerName,
+              @Nullable URI proxyUrl,
+              AuthConfig auth) {
+            return new KubeConfig(server, namespace, context, source, certificateAuthority,
+                insecureSkipTlsVerify, tlsServerName, proxyUrl, auth);
+          }
+
+          @Override
+          protected @Nullable PemSource certificateAuthorityOf(KubeConfig config) {
+            return config.certificateAuthority();
+          }
+
+          @Override
+          protected AuthConfig authOf(KubeConfig config) {
+            return config.auth();
+          }
+
+          @Override
+          protected URI server(String label, String server) {
+            return KubeConfig.parseServer(label, server);
+          }
+
+          @Override
+          protected URI proxy(String label, String proxy) {
+            return KubeConfig.parseProxy(label, proxy);
+          }
+        });
+  }
 
   private final URI server;
   private final String namespace;

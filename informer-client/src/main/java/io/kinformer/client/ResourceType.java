@@ -151,7 +151,7 @@ public final class ResourceType<T extends HasMetadata> {
   }
 
   /** The {@code kind} of the objects a watch brings ({@code PartialObjectMetadata} if metadata only). */
-  String watchKind() {
+  public String watchKind() {
     return metadataOnly ? METADATA_KIND : kind;
   }
 
@@ -161,12 +161,12 @@ public final class ResourceType<T extends HasMetadata> {
   }
 
   /** The {@code Accept} header of a list request. */
-  String listAccept() {
+  public String listAccept() {
     return metadataOnly ? METADATA_LIST_ACCEPT : JSON;
   }
 
   /** The {@code Accept} header of a watch, get or write request. */
-  String objectAccept() {
+  public String objectAccept() {
     return metadataOnly ? METADATA_OBJECT_ACCEPT : JSON;
   }
 
@@ -174,7 +174,7 @@ public final class ResourceType<T extends HasMetadata> {
    * Fills in {@code kind} and {@code apiVersion} where the server left them out (items of a typed
    * list carry neither). Runs on freshly decoded objects that nobody else has seen yet.
    */
-  void fillTypeMeta(T object) {
+  public void fillTypeMeta(T object) {
     String k = object.getKind();
     if (k == null || k.isEmpty()) {
       setKind(object, watchKind());

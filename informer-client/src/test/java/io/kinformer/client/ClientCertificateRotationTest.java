@@ -3,6 +3,7 @@ package io.kinformer.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kinformer.client.internal.tls.RotatingClientKeyManager;
 import io.kinformer.time.testing.FakeClock;
 import java.io.IOException;
 import java.io.UncheckedIOException;

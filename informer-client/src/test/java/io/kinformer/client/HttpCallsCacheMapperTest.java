@@ -5,8 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kinformer.cache.ListOptions;
-import io.kinformer.cache.WatchEvent;
 import io.kinformer.cache.Watch;
+import io.kinformer.cache.WatchEvent;
+import io.kinformer.client.internal.codec.Codecs;
+import io.kinformer.client.internal.codec.StringPool;
+import io.kinformer.client.internal.http.HttpCalls;
+import io.kinformer.client.internal.http.HttpTimeouts;
 import java.io.IOException;
 import java.util.Collections;
 import mockwebserver3.MockResponse;

@@ -14,17 +14,17 @@ import okio.BufferedSink;
  * holds the stream open, silent, until {@link #release()}; then ends it cleanly. Like a watch on
  * a quiet resource.
  */
-final class HttpHeldBody implements MockResponseBody {
+public final class HttpHeldBody implements MockResponseBody {
 
   private final List<String> chunks;
   private final CountDownLatch released = new CountDownLatch(1);
 
-  HttpHeldBody(List<String> chunks) {
+  public HttpHeldBody(List<String> chunks) {
     this.chunks = chunks;
   }
 
   /** A 200 watch response with this body. */
-  MockResponse response() {
+  public MockResponse response() {
     return new MockResponse.Builder()
         .code(200)
         .addHeader("Content-Type", "application/json")
@@ -34,7 +34,7 @@ final class HttpHeldBody implements MockResponseBody {
         .build();
   }
 
-  void release() {
+  public void release() {
     released.countDown();
   }
 

@@ -6,6 +6,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.kinformer.cache.ListOptions;
 import io.kinformer.cache.Watch;
 import io.kinformer.cache.WatchEvent;
+import io.kinformer.client.internal.codec.CodecTranscripts;
+import io.kinformer.client.internal.codec.Codecs;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

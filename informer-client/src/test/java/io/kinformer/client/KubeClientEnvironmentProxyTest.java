@@ -2,13 +2,14 @@ package io.kinformer.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kinformer.client.internal.http.EnvironmentProxySelector;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.Proxy;
 import java.net.ServerSocket;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;

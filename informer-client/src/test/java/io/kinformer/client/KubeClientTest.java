@@ -25,7 +25,7 @@ import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-class KubeClientTest {
+public class KubeClientTest {
 
   private final MockWebServer server = TlsFixtures.httpServer();
 
@@ -34,7 +34,7 @@ class KubeClientTest {
     server.close();
   }
 
-  static Response get(KubeClient client, String path) throws IOException {
+  public static Response get(KubeClient client, String path) throws IOException {
     return client
         .httpClient()
         .newCall(new Request.Builder().url(client.baseUrl().resolve(path)).build())

@@ -3,6 +3,8 @@ package io.kinformer.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kinformer.client.internal.config.ExecConfig;
+import io.kinformer.client.internal.config.KubeConfigLoader;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;

@@ -14,19 +14,19 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *
  * <p>Thread safety: swaps the global {@code System.err}; for tests that do not run in parallel.
  */
-final class LogCapture implements BeforeEachCallback, AfterEachCallback {
+public final class LogCapture implements BeforeEachCallback, AfterEachCallback {
 
   private ByteArrayOutputStream captured = new ByteArrayOutputStream();
   private PrintStream original;
 
   /** Code that may throw anything. */
   @FunctionalInterface
-  interface Body {
+  public interface Body {
     void run() throws Exception;
   }
 
   /** Runs {@code body} and returns what it wrote to {@code System.err}. */
-  static String stderrOf(Body body) throws Exception {
+  public static String stderrOf(Body body) throws Exception {
     LogCapture capture = new LogCapture();
     capture.start();
     try {
@@ -48,7 +48,7 @@ final class LogCapture implements BeforeEachCallback, AfterEachCallback {
   }
 
   /** What was written to {@code System.err} since the capture started. */
-  String text() {
+  public String text() {
     return captured.toString(StandardCharsets.UTF_8);
   }
 

@@ -10,6 +10,8 @@ import io.kinformer.cache.InformerException;
 import io.kinformer.cache.ListOptions;
 import io.kinformer.cache.ListerWatcher;
 import io.kinformer.cache.Reflector;
+import io.kinformer.client.internal.codec.Codecs;
+import io.kinformer.client.internal.http.InFlightCalls;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Arrays;

@@ -15,6 +15,7 @@ import io.kinformer.cache.ApiException;
 import io.kinformer.cache.ListOptions;
 import io.kinformer.cache.ListResult;
 import io.kinformer.cache.ListerWatcher;
+import io.kinformer.client.internal.codec.Codecs;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

@@ -18,6 +18,8 @@ import io.kinformer.cache.ApiException;
 import io.kinformer.cache.InformerException;
 import io.kinformer.cache.ListOptions;
 import io.kinformer.cache.ListResult;
+import io.kinformer.client.internal.codec.CodecTranscripts;
+import io.kinformer.client.internal.codec.Codecs;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;

@@ -5,12 +5,12 @@ import java.time.Duration;
 import java.util.Random;
 
 /** Backoffs for tests that provoke many failures: the informer's logic, with short waits. */
-final class TestBackoffs {
+public final class TestBackoffs {
 
   private TestBackoffs() {}
 
   /** 10 ms doubling to 100 ms, full jitter from {@code seed}, reset after 2 s of success. */
-  static Backoff.Policy fast(long seed) {
+  public static Backoff.Policy fast(long seed) {
     return (clock, random) ->
         Backoff.exponential(
             Duration.ofMillis(10),

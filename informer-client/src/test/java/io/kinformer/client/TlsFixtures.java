@@ -16,15 +16,15 @@ import okhttp3.tls.HandshakeCertificates;
 import okhttp3.tls.HeldCertificate;
 
 /** Certificates, keys in every PEM flavour, and HTTPS MockWebServers for the client tests. */
-final class TlsFixtures {
+public final class TlsFixtures {
 
   private TlsFixtures() {}
 
-  static HeldCertificate ca(String name) {
+  public static HeldCertificate ca(String name) {
     return new HeldCertificate.Builder().commonName(name).certificateAuthority(0).build();
   }
 
-  static HeldCertificate serverCertificate(HeldCertificate ca, String... names) {
+  public static HeldCertificate serverCertificate(HeldCertificate ca, String... names) {
     HeldCertificate.Builder b = new HeldCertificate.Builder().commonName(names[0]).signedBy(ca);
     for (String n : names) {
       b.addSubjectAlternativeName(n);
@@ -33,7 +33,7 @@ final class TlsFixtures {
   }
 
   /** A loopback HTTPS server presenting {@code serverCertificate} (chain up to its CA). */
-  static MockWebServer httpsServer(HeldCertificate serverCertificate, HeldCertificate ca) {
+  public static MockWebServer httpsServer(HeldCertificate serverCertificate, HeldCertificate ca) {
     return httpsServer(serverCertificate, ca, null);
   }
 
@@ -41,7 +41,7 @@ final class TlsFixtures {
    * A loopback HTTPS server; when {@code clientCa} is given it requires a client certificate
    * signed by it.
    */
-  static MockWebServer httpsServer(
+  public static MockWebServer httpsServer(
       HeldCertificate serverCertificate, HeldCertificate ca, HeldCertificate clientCa) {
     HandshakeCertificates.Builder hc =
         new HandshakeCertificates.Builder().heldCertificate(serverCertificate, ca.certificate());
@@ -57,7 +57,7 @@ final class TlsFixtures {
     return server;
   }
 
-  static MockWebServer httpServer() {
+  public static MockWebServer httpServer() {
     MockWebServer server = new MockWebServer();
     start(server);
     return server;
@@ -72,22 +72,22 @@ final class TlsFixtures {
   }
 
   /** The server's URL as a kubeconfig would name it: {@code https://localhost:PORT}. */
-  static String url(MockWebServer server, boolean https) {
+  public static String url(MockWebServer server, boolean https) {
     return (https ? "https" : "http") + "://localhost:" + server.getPort();
   }
 
   /** Text as a kubeconfig {@code -data} field holds it. */
-  static String base64(String text) {
+  public static String base64(String text) {
     return Base64.getEncoder().encodeToString(text.getBytes(StandardCharsets.US_ASCII));
   }
 
-  static String pem(String type, byte[] der) {
+  public static String pem(String type, byte[] der) {
     String body = Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(der);
     return "-----BEGIN " + type + "-----\n" + body + "\n-----END " + type + "-----\n";
   }
 
   /** An EC P-256 key as openssl writes it: SEC1 with [0] curve and [1] public key. */
-  static String sec1Pem(KeyPair p256) {
+  public static String sec1Pem(KeyPair p256) {
     ECPrivateKey priv = (ECPrivateKey) p256.getPrivate();
     ECPublicKey pub = (ECPublicKey) p256.getPublic();
     byte[] point =

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.kinformer.cache.SharedIndexInformer;
+import io.kinformer.client.internal.codec.Codecs;
+import io.kinformer.client.internal.http.HttpTimeouts;
 import io.kinformer.testing.EmbeddedApiServer;
 import io.kinformer.testing.TcpProxy;
 import io.kinformer.testing.TcpProxy.Direction;
