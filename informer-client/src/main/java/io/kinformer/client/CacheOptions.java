@@ -50,8 +50,6 @@ import org.jspecify.annotations.Nullable;
  * @param pageSize the page size of lists (see {@link
  *     io.kinformer.cache.SharedIndexInformer.Builder#pageSize}); 0 disables paging. Default: pages
  *     of 500 as client-go's reflector
- * @throws IllegalArgumentException if a namespace is empty, a selector does not parse, the resync
- *     period or the page size is negative
  */
 public record CacheOptions(
     @Nullable Set<String> namespaces,
@@ -61,7 +59,12 @@ public record CacheOptions(
     @Nullable Duration resyncPeriod,
     @Nullable Long pageSize) {
 
-  /** Validates the fields, and keeps the namespaces as an immutable set. */
+  /**
+   * Validates the fields, and keeps the namespaces as an immutable set.
+   *
+   * @throws IllegalArgumentException if a namespace is empty, a selector does not parse, the resync
+   *     period or the page size is negative
+   */
   public CacheOptions {
     if (namespaces != null) {
       for (String ns : namespaces) {

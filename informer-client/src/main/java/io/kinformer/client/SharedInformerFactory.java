@@ -159,13 +159,16 @@ public final class SharedInformerFactory implements AutoCloseable {
    *     metav1.NamespaceAll}, and is stored as null
    * @param labelSelector a label selector, or null; {@code ""} (select everything) is stored as null
    * @param fieldSelector a field selector, or null; {@code ""} is stored as null
-   * @throws IllegalArgumentException if a selector's syntax is wrong (checked here, as the API
-   *     server would, so that it is not refused with a 400 on every list)
    */
   public record InformerOptions(
       @Nullable String namespace, @Nullable String labelSelector, @Nullable String fieldSelector) {
 
-    /** Stores empty strings as null, so that equal listings share one informer. */
+    /**
+     * Stores empty strings as null, so that equal listings share one informer.
+     *
+     * @throws IllegalArgumentException if a selector's syntax is wrong (checked here, as the API
+     *     server would, so that it is not refused with a 400 on every list)
+     */
     public InformerOptions {
       namespace = emptyToNull(namespace);
       labelSelector = emptyToNull(labelSelector);

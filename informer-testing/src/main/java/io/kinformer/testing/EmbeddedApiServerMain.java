@@ -8,7 +8,7 @@ import java.util.concurrent.CountDownLatch;
  * the path of its kubeconfig:
  *
  * <pre>
- * java -cp ... io.kinformer.testing.EmbeddedApiServerMain --port 6443 --tls --token secret
+ * java -jar informer-testing/target/kinformer-apiserver.jar --port 6443 --tls --token secret
  * kubectl --kubeconfig /tmp/kinformer-apiserver-.../kubeconfig get pods -A
  * </pre>
  *

@@ -284,7 +284,7 @@ public final class Faults {
     }
   }
 
-  /** {@link #writeToWatches(String, byte[])} with UTF-8 text, for example {@code "{oops\n"}. */
+  /** {@link #writeToWatches(String, byte[])} with UTF-8 text, for example <code>"{oops\n"</code>. */
   public void writeToWatches(@Nullable String resource, String text) {
     writeToWatches(resource, text.getBytes(StandardCharsets.UTF_8));
   }
