@@ -3,14 +3,11 @@ package io.kinformer.client;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -100,26 +97,13 @@ class ThreadBudgetTest {
 
   private static Map<String, List<String>> run(boolean tls, int handlers)
       throws IOException, InterruptedException {
-    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-    Process p =
-        new ProcessBuilder(
-                java.toString(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                ThreadBudgetMain.class.getName(),
-                Boolean.toString(tls),
-                Integer.toString(handlers))
-            .redirectErrorStream(true)
-            .start();
-    String out;
-    try {
-      p.getOutputStream().close();
-      out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("child JVM ended").isTrue();
-    } finally {
-      p.destroyForcibly();
-    }
-    assertThat(p.exitValue()).as("child JVM's exit; its output:%n%s", out).isZero();
+    String out =
+        ChildJvm.run(
+            "-cp",
+            System.getProperty("java.class.path"),
+            ThreadBudgetMain.class.getName(),
+            Boolean.toString(tls),
+            Integer.toString(handlers));
     Map<String, List<String>> stages = new LinkedHashMap<>();
     for (String line : out.split("\n")) {
       String[] parts = line.strip().split(" ", 2);
