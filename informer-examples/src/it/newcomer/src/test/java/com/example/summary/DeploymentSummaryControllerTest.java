@@ -1,8 +1,8 @@
 package com.example.summary;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -79,18 +79,8 @@ class DeploymentSummaryControllerTest {
         .build();
   }
 
-  /** Polls the server until {@code probe} finds what it looks for, for at most 30 seconds. */
-  private static <T> T eventually(Supplier<Optional<T>> probe) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (true) {
-      Optional<T> found = probe.get();
-      if (found.isPresent()) {
-        return found.get();
-      }
-      if (System.nanoTime() > deadline) {
-        fail("not reached in 30 s");
-      }
-      Thread.sleep(20);
-    }
+  /** Waits until {@code probe} finds what it looks for, for at most 30 seconds. */
+  private static <T> T eventually(Supplier<Optional<T>> probe) {
+    return await().atMost(Duration.ofSeconds(30)).until(probe::get, Optional::isPresent).get();
   }
 }
