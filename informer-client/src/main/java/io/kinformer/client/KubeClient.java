@@ -312,7 +312,7 @@ public final class KubeClient implements AutoCloseable {
    *
    * @throws io.kinformer.cache.ApiException if discovery fails or finds no such resource
    */
-  public ResourceClient<GenericKubernetesResource> resources(GroupVersionResource gvr) {
+  public ResourceClient<GenericKubernetesResource> resources(Gvr gvr) {
     Discovery.Resource r = discovery().resource(gvr);
     return resources(ResourceType.dynamic(gvr, r.kind(), r.namespaced()));
   }

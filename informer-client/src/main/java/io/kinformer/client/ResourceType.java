@@ -9,14 +9,14 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a {@link ResourceClient} talks to: the resource's {@link GroupVersionResource}, its kind,
+ * What a {@link ResourceClient} talks to: the resource's {@link Gvr}, its kind,
  * whether it is namespaced, and the Java class its objects decode into. Three flavours:
  *
  * <ul>
  *   <li>{@link #of(Class)}: typed, from a fabric8 model class ({@code Pod.class});
- *   <li>{@link #dynamic(GroupVersionResource, String, boolean)}: any resource, as {@link
+ *   <li>{@link #dynamic(Gvr, String, boolean)}: any resource, as {@link
  *       GenericKubernetesResource};
- *   <li>{@link #metadataOnly(GroupVersionResource, String, boolean)}: any resource, as {@link
+ *   <li>{@link #metadataOnly(Gvr, String, boolean)}: any resource, as {@link
  *       PartialObjectMetadata} (the server strips everything but {@code metadata}; for informers
  *       whose caches would otherwise be large).
  * </ul>
@@ -43,7 +43,7 @@ public final class ResourceType<T extends HasMetadata> {
   private static final String METADATA_KIND = "PartialObjectMetadata";
   private static final String METADATA_API_VERSION = "meta.k8s.io/v1";
 
-  private final GroupVersionResource gvr;
+  private final Gvr gvr;
   private final String kind;
   private final boolean namespaced;
   private final Class<T> javaType;
@@ -51,7 +51,7 @@ public final class ResourceType<T extends HasMetadata> {
   private final @Nullable Method kindSetter;
 
   private ResourceType(
-      GroupVersionResource gvr,
+      Gvr gvr,
       String kind,
       boolean namespaced,
       Class<T> javaType,
@@ -89,7 +89,7 @@ public final class ResourceType<T extends HasMetadata> {
    * @param namespaced whether objects live in namespaces
    */
   public static ResourceType<GenericKubernetesResource> dynamic(
-      GroupVersionResource gvr, String kind, boolean namespaced) {
+      Gvr gvr, String kind, boolean namespaced) {
     return new ResourceType<>(gvr, kind, namespaced, GenericKubernetesResource.class, false);
   }
 
@@ -103,7 +103,7 @@ public final class ResourceType<T extends HasMetadata> {
    * @param namespaced whether objects live in namespaces
    */
   public static ResourceType<PartialObjectMetadata> metadataOnly(
-      GroupVersionResource gvr, String kind, boolean namespaced) {
+      Gvr gvr, String kind, boolean namespaced) {
     return new ResourceType<>(gvr, kind, namespaced, PartialObjectMetadata.class, true);
   }
 
@@ -114,19 +114,19 @@ public final class ResourceType<T extends HasMetadata> {
     return metadataOnly(typed.gvr(), typed.kind(), typed.namespaced());
   }
 
-  private static GroupVersionResource gvrOf(Class<?> modelClass) {
+  private static Gvr gvrOf(Class<?> modelClass) {
     String version = HasMetadata.getVersion(modelClass);
     if (version == null || version.isEmpty()) {
       throw new IllegalArgumentException(
           "class has no @Version, so its resource is unknown: " + modelClass.getName());
     }
     String group = HasMetadata.getGroup(modelClass);
-    return GroupVersionResource.of(
+    return Gvr.of(
         group == null ? "" : group, version, HasMetadata.getPlural(modelClass));
   }
 
   /** The resource. */
-  public GroupVersionResource gvr() {
+  public Gvr gvr() {
     return gvr;
   }
 

@@ -83,7 +83,7 @@ public final class SharedInformerFactory implements AutoCloseable {
 
   private final KubeClient client;
   private final CacheOptions defaults;
-  private final Map<GroupVersionResource, CacheOptions> byResource;
+  private final Map<Gvr, CacheOptions> byResource;
   private final @Nullable WatchErrorHandler watchErrorHandler;
   private final StartPolicy startPolicy;
   private final boolean stopWhenResourceRemoved;
@@ -255,7 +255,7 @@ public final class SharedInformerFactory implements AutoCloseable {
    * @throws io.kinformer.cache.ApiException if discovery fails or the server has no such resource
    */
   public MultiNamespaceInformer<GenericKubernetesResource> multiNamespaceInformerFor(
-      GroupVersionResource gvr) {
+      Gvr gvr) {
     requireOpen(gvr);
     Discovery.Resource r = discovery.resource(gvr);
     return (MultiNamespaceInformer<GenericKubernetesResource>)
@@ -279,15 +279,15 @@ public final class SharedInformerFactory implements AutoCloseable {
    * @throws io.kinformer.cache.ApiException if discovery fails or the server has no such resource
    * @throws IllegalStateException if the factory is closed
    */
-  public SharedIndexInformer<GenericKubernetesResource> informerFor(GroupVersionResource gvr) {
+  public SharedIndexInformer<GenericKubernetesResource> informerFor(Gvr gvr) {
     requireOpen(gvr);
     Discovery.Resource r = discovery.resource(gvr);
     return informerFor(ResourceType.dynamic(gvr, r.kind(), r.namespaced()), null, false);
   }
 
-  /** As {@link #informerFor(GroupVersionResource)}, with the given options. */
+  /** As {@link #informerFor(Gvr)}, with the given options. */
   public SharedIndexInformer<GenericKubernetesResource> informerFor(
-      GroupVersionResource gvr, InformerOptions options) {
+      Gvr gvr, InformerOptions options) {
     requireOpen(gvr);
     Discovery.Resource r = discovery.resource(gvr);
     return informerFor(ResourceType.dynamic(gvr, r.kind(), r.namespaced()), options);
@@ -297,15 +297,15 @@ public final class SharedInformerFactory implements AutoCloseable {
    * A metadata-only informer: objects as {@link PartialObjectMetadata} (name, namespace, labels,
    * annotations, owners, resourceVersion...), which costs a fraction of the memory of full objects.
    */
-  public SharedIndexInformer<PartialObjectMetadata> metadataInformerFor(GroupVersionResource gvr) {
+  public SharedIndexInformer<PartialObjectMetadata> metadataInformerFor(Gvr gvr) {
     requireOpen(gvr);
     Discovery.Resource r = discovery.resource(gvr);
     return informerFor(ResourceType.metadataOnly(gvr, r.kind(), r.namespaced()), null, false);
   }
 
-  /** As {@link #metadataInformerFor(GroupVersionResource)}, with the given options. */
+  /** As {@link #metadataInformerFor(Gvr)}, with the given options. */
   public SharedIndexInformer<PartialObjectMetadata> metadataInformerFor(
-      GroupVersionResource gvr, InformerOptions options) {
+      Gvr gvr, InformerOptions options) {
     requireOpen(gvr);
     Discovery.Resource r = discovery.resource(gvr);
     return informerFor(ResourceType.metadataOnly(gvr, r.kind(), r.namespaced()), options);
@@ -384,7 +384,7 @@ public final class SharedInformerFactory implements AutoCloseable {
   }
 
   /** Refuses a closed factory before discovery, which would otherwise fail first or go unused. */
-  private void requireOpen(GroupVersionResource gvr) {
+  private void requireOpen(Gvr gvr) {
     synchronized (lock) {
       if (closed) {
         throw new IllegalStateException("factory is closed: no informer for " + gvr);
@@ -554,7 +554,7 @@ public final class SharedInformerFactory implements AutoCloseable {
 
 
   private static InformerMetricsProvider.InformerId informerId(ResourceType<?> type, String name) {
-    GroupVersionResource gvr = type.gvr();
+    Gvr gvr = type.gvr();
     return new InformerMetricsProvider.InformerId(name, gvr.group(), gvr.version(), gvr.resource());
   }
 
@@ -768,7 +768,7 @@ public final class SharedInformerFactory implements AutoCloseable {
   public static final class Builder {
     private final KubeClient client;
     private CacheOptions defaults = CacheOptions.unset();
-    private final Map<GroupVersionResource, CacheOptions> byResource = new HashMap<>();
+    private final Map<Gvr, CacheOptions> byResource = new HashMap<>();
     private @Nullable WatchErrorHandler watchErrorHandler;
     private StartPolicy startPolicy = StartPolicy.RETRY;
     private boolean stopWhenResourceRemoved;
@@ -798,7 +798,7 @@ public final class SharedInformerFactory implements AutoCloseable {
      * A resync period for one resource, overriding the default (the same as {@link #byResource}
      * with only {@link CacheOptions#resyncPeriod()} set).
      */
-    public Builder resync(GroupVersionResource gvr, Duration period) {
+    public Builder resync(Gvr gvr, Duration period) {
       if (period.isNegative()) {
         throw new IllegalArgumentException("resync period must not be negative: " + period);
       }
@@ -851,7 +851,7 @@ public final class SharedInformerFactory implements AutoCloseable {
      * alike); fields it leaves unset fall back to {@link #defaultCacheOptions}. Calls for the same
      * resource add up: a later call's set fields replace an earlier call's.
      */
-    public Builder byResource(GroupVersionResource gvr, CacheOptions options) {
+    public Builder byResource(Gvr gvr, CacheOptions options) {
       Objects.requireNonNull(gvr, "gvr");
       Objects.requireNonNull(options, "options");
       byResource.merge(gvr, options, (earlier, later) -> later.orElse(earlier));

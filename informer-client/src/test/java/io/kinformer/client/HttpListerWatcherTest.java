@@ -48,8 +48,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class HttpListerWatcherTest {
 
-  private static final GroupVersionResource WIDGETS =
-      GroupVersionResource.of("example.com", "v1", "widgets");
+  private static final Gvr WIDGETS =
+      Gvr.of("example.com", "v1", "widgets");
 
   private final MockWebServer server = new MockWebServer();
   private final OkHttpClient http = new OkHttpClient();
@@ -378,7 +378,7 @@ class HttpListerWatcherTest {
         .body("404 page not found\n").build());
 
     assertThatThrownBy(() -> client(ResourceType.dynamic(
-        GroupVersionResource.of("nope.example.com", "v1", "things"), "Thing", true))
+        Gvr.of("nope.example.com", "v1", "things"), "Thing", true))
         .listerWatcher().watch(ListOptions.none()))
         .isInstanceOfSatisfying(ApiException.class, e -> {
           assertThat(e.code()).isEqualTo(404);
@@ -540,7 +540,7 @@ class HttpListerWatcherTest {
         .body(page.substring(0, page.length() / 2)).build());
 
     assertThatThrownBy(() -> client(ResourceType.dynamic(
-        GroupVersionResource.of("", "v1", "pods"), "Pod", true)).listerWatcher()
+        Gvr.of("", "v1", "pods"), "Pod", true)).listerWatcher()
         .list(ListOptions.none()))
         .isInstanceOf(InformerException.class)
         .hasMessageContaining("malformed list response of v1/pods");

@@ -28,7 +28,7 @@ class LateCustomResourceTest {
 
   @Test
   void informerStartedBeforeItsResourceExists_syncsOnceItIsServed() {
-    GroupVersionResource widgets = new GroupVersionResource("example.com", "v1", "widgets");
+    Gvr widgets = new Gvr("example.com", "v1", "widgets");
     List<ReflectorException> errors = new CopyOnWriteArrayList<>();
     try (EmbeddedApiServer server = EmbeddedApiServer.start();
         KubeClient client = KubeClient.create(KubeConfig.load(server.kubeConfig()));

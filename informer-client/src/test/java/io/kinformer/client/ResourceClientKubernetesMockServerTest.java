@@ -120,7 +120,7 @@ class ResourceClientKubernetesMockServerTest {
         .inNamespace("test");
     configMaps.create(new ConfigMapBuilder().withNewMetadata().withName("cm").endMetadata()
         .withData(Map.of("k", "v")).build());
-    GroupVersionResource gvr = GroupVersionResource.of("", "v1", "configmaps");
+    Gvr gvr = Gvr.of("", "v1", "configmaps");
 
     var dynamic = ResourceClient.create(http, HttpUrl.get(mock.url("/")),
         ResourceType.dynamic(gvr, "ConfigMap", true), Codecs.newMapper()).inNamespace("test");

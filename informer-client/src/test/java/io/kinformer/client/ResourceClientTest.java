@@ -135,7 +135,7 @@ class ResourceClientTest {
         .addHeader("Content-Type", "text/plain; charset=utf-8")
         .body("404 page not found\n").build());
     ResourceClient<GenericKubernetesResource> things = client(ResourceType.dynamic(
-        GroupVersionResource.of("nope.example.com", "v1", "things"), "Thing", false));
+        Gvr.of("nope.example.com", "v1", "things"), "Thing", false));
     GenericKubernetesResource thing = new GenericKubernetesResourceBuilder()
         .withApiVersion("nope.example.com/v1").withKind("Thing")
         .withNewMetadata().withName("x").endMetadata().build();
@@ -304,7 +304,7 @@ class ResourceClientTest {
         .withAdditionalProperties(Map.of("spec", Map.of("size", 3))).build();
 
     GenericKubernetesResource created = client(ResourceType.dynamic(
-        GroupVersionResource.of("example.com", "v1", "widgets"), "Widget", true))
+        Gvr.of("example.com", "v1", "widgets"), "Widget", true))
         .inNamespace("ns").create(widget);
 
     RecordedRequest r = take();

@@ -17,7 +17,7 @@ class ResourceTypeTest {
   void of_coreNamespacedClass_readsGroupVersionPluralKindAndScope() {
     ResourceType<Pod> pods = ResourceType.of(Pod.class);
 
-    assertThat(pods.gvr()).isEqualTo(GroupVersionResource.of("", "v1", "pods"));
+    assertThat(pods.gvr()).isEqualTo(Gvr.of("", "v1", "pods"));
     assertThat(pods.kind()).isEqualTo("Pod");
     assertThat(pods.namespaced()).isTrue();
     assertThat(pods.javaType()).isEqualTo(Pod.class);
@@ -48,7 +48,7 @@ class ResourceTypeTest {
 
   @Test
   void fillTypeMeta_setsOnlyWhatIsMissing() {
-    GroupVersionResource widgets = GroupVersionResource.of("example.com", "v1", "widgets");
+    Gvr widgets = Gvr.of("example.com", "v1", "widgets");
     ResourceType<GenericKubernetesResource> type = ResourceType.dynamic(widgets, "Widget", true);
     GenericKubernetesResource empty = new GenericKubernetesResource();
     GenericKubernetesResource set = new GenericKubernetesResource();
@@ -86,21 +86,21 @@ class ResourceTypeTest {
 
   @Test
   void dynamic_emptyKind_isIllegalArgument() {
-    assertThatThrownBy(() -> ResourceType.dynamic(GroupVersionResource.of("", "v1", "pods"), "",
+    assertThatThrownBy(() -> ResourceType.dynamic(Gvr.of("", "v1", "pods"), "",
         true)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("v1/pods");
   }
 
   @Test
   void groupVersionResource_validatesAndFormats() {
-    assertThat(GroupVersionResource.of("apps", "v1", "deployments"))
+    assertThat(Gvr.of("apps", "v1", "deployments"))
         .hasToString("apps/v1/deployments")
-        .extracting(GroupVersionResource::apiVersion).isEqualTo("apps/v1");
-    assertThat(GroupVersionResource.of("", "v1", "pods").apiVersion()).isEqualTo("v1");
-    assertThatThrownBy(() -> GroupVersionResource.of("", "", "pods"))
+        .extracting(Gvr::apiVersion).isEqualTo("apps/v1");
+    assertThat(Gvr.of("", "v1", "pods").apiVersion()).isEqualTo("v1");
+    assertThatThrownBy(() -> Gvr.of("", "", "pods"))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> GroupVersionResource.of("", "v1", ""))
+    assertThatThrownBy(() -> Gvr.of("", "v1", ""))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> GroupVersionResource.of("a/b", "v1", "x"))
+    assertThatThrownBy(() -> Gvr.of("a/b", "v1", "x"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("a/b");
   }
 }

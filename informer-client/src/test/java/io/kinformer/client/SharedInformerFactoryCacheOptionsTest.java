@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
  */
 class SharedInformerFactoryCacheOptionsTest {
 
-  private static final GroupVersionResource PODS = GroupVersionResource.of("", "v1", "pods");
+  private static final Gvr PODS = Gvr.of("", "v1", "pods");
 
   private EmbeddedApiServer server;
   private KubeClient client;

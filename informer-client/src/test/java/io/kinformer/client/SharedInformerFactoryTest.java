@@ -161,7 +161,7 @@ class SharedInformerFactoryTest {
     factory = SharedInformerFactory.builder(client).metrics(recording).build();
     SharedIndexInformer<Pod> pods = factory.informerFor(Pod.class);
     SharedIndexInformer<GenericKubernetesResource> widgets =
-        factory.informerFor(GroupVersionResource.of("example.com", "v1", "widgets"));
+        factory.informerFor(Gvr.of("example.com", "v1", "widgets"));
 
     factory.start();
     assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
@@ -179,7 +179,7 @@ class SharedInformerFactoryTest {
     factory = SharedInformerFactory.builder(client).build();
     SharedIndexInformer<Pod> typed = factory.informerFor(Pod.class);
     SharedIndexInformer<GenericKubernetesResource> dynamic =
-        factory.informerFor(GroupVersionResource.of("", "v1", "pods"));
+        factory.informerFor(Gvr.of("", "v1", "pods"));
     assertThat(typed).isNotSameAs(dynamic);
     assertThat(typed.name()).isNotEqualTo(dynamic.name());
 
@@ -235,7 +235,7 @@ class SharedInformerFactoryTest {
   @Test
   void dynamicInformer_forACustomResource() {
     ResourceClient<GenericKubernetesResource> widgets =
-        client.resources(GroupVersionResource.of("example.com", "v1", "widgets")).inNamespace("default");
+        client.resources(Gvr.of("example.com", "v1", "widgets")).inNamespace("default");
     widgets.create(
         new GenericKubernetesResourceBuilder()
             .withApiVersion("example.com/v1")
@@ -248,7 +248,7 @@ class SharedInformerFactoryTest {
             .build());
     factory = SharedInformerFactory.builder(client).build();
     SharedIndexInformer<GenericKubernetesResource> informer =
-        factory.informerFor(GroupVersionResource.of("example.com", "v1", "widgets"));
+        factory.informerFor(Gvr.of("example.com", "v1", "widgets"));
     factory.start();
     assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
     GenericKubernetesResource w = informer.getIndexer().getByKey("default/w1").orElseThrow();
@@ -259,11 +259,11 @@ class SharedInformerFactoryTest {
   @Test
   void dynamicInformer_forAResourceAddedLaterToAGroupVersionAlreadyDiscovered() {
     factory = SharedInformerFactory.builder(client).build();
-    factory.informerFor(GroupVersionResource.of("example.com", "v1", "widgets"));
+    factory.informerFor(Gvr.of("example.com", "v1", "widgets"));
     // A second CRD of the same group-version, installed after the first discovery.
     server.register(ServedResource.namespaced("example.com", "v1", "Gadget", "gadgets"));
     client.resources(ResourceType.dynamic(
-            GroupVersionResource.of("example.com", "v1", "gadgets"), "Gadget", true))
+            Gvr.of("example.com", "v1", "gadgets"), "Gadget", true))
         .inNamespace("default")
         .create(new GenericKubernetesResourceBuilder()
             .withApiVersion("example.com/v1").withKind("Gadget")
@@ -271,7 +271,7 @@ class SharedInformerFactoryTest {
             .build());
 
     SharedIndexInformer<GenericKubernetesResource> gadgets =
-        factory.informerFor(GroupVersionResource.of("example.com", "v1", "gadgets"));
+        factory.informerFor(Gvr.of("example.com", "v1", "gadgets"));
     factory.start();
     assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
     assertThat(gadgets.getIndexer().listKeys()).containsExactly("default/g1");
@@ -293,7 +293,7 @@ class SharedInformerFactoryTest {
                 .build());
     factory = SharedInformerFactory.builder(client).build();
     SharedIndexInformer<PartialObjectMetadata> informer =
-        factory.metadataInformerFor(GroupVersionResource.of("", "v1", "configmaps"));
+        factory.metadataInformerFor(Gvr.of("", "v1", "configmaps"));
     factory.start();
     assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
     PartialObjectMetadata cm = informer.getIndexer().getByKey("default/cm").orElseThrow();
@@ -475,7 +475,7 @@ class SharedInformerFactoryTest {
     factory.close();
     server.close(); // discovery would now fail with an I/O error rather than the closed state
 
-    GroupVersionResource widgets = GroupVersionResource.of("example.com", "v1", "widgets");
+    Gvr widgets = Gvr.of("example.com", "v1", "widgets");
     assertThatIllegalStateException().isThrownBy(() -> factory.informerFor(widgets));
     assertThatIllegalStateException().isThrownBy(() -> factory.metadataInformerFor(widgets));
   }
@@ -490,7 +490,7 @@ class SharedInformerFactoryTest {
         .clock(clock)
         .scheduler(clock)
         .defaultResync(Duration.ofHours(1))
-        .resync(GroupVersionResource.of("", "v1", "pods"), Duration.ofMinutes(1))
+        .resync(Gvr.of("", "v1", "pods"), Duration.ofMinutes(1))
         .build();
     SharedIndexInformer<Pod> pods = factory.informerFor(Pod.class);
     SharedIndexInformer<ConfigMap> cms = factory.informerFor(ConfigMap.class);

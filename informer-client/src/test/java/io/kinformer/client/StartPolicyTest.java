@@ -103,7 +103,7 @@ class StartPolicyTest {
   void stopWhenResourceRemoved_aNotFoundAfterSync_stopsOnlyThatInformer() {
     try (SharedInformerFactory factory = factory().stopWhenResourceRemoved(true).build()) {
       SharedIndexInformer<GenericKubernetesResource> widgets = factory.informerFor(
-          ResourceType.dynamic(new GroupVersionResource("example.com", "v1", "widgets"),
+          ResourceType.dynamic(new Gvr("example.com", "v1", "widgets"),
               "Widget", true), InformerOptions.all());
       SharedIndexInformer<ConfigMap> configMaps = factory.informerFor(ConfigMap.class);
       factory.start();

@@ -16,7 +16,7 @@ class UnknownResourceTest {
         KubeClient client = KubeClient.create(KubeConfig.load(server.kubeConfig()));
         SharedInformerFactory factory = SharedInformerFactory.builder(client).build()) {
       assertThatThrownBy(
-              () -> factory.informerFor(new GroupVersionResource("example.com", "v1", "widgets")))
+              () -> factory.informerFor(new Gvr("example.com", "v1", "widgets")))
           .isInstanceOf(ApiException.class)
           .hasMessageContaining("HTTP 404 NotFound")
           .hasMessageContaining("the server has no resource")
@@ -35,7 +35,7 @@ class UnknownResourceTest {
         KubeClient client = KubeClient.create(KubeConfig.load(server.kubeConfig()));
         SharedInformerFactory factory = SharedInformerFactory.builder(client).build()) {
       assertThatThrownBy(
-              () -> factory.informerFor(new GroupVersionResource("example.com", "v1", "widget")))
+              () -> factory.informerFor(new Gvr("example.com", "v1", "widget")))
           .isInstanceOf(ApiException.class)
           .hasMessageContaining("example.com/v1 does not list it (its resources: [widgets])");
     }

@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.kinformer.cache.ApiException;
 import io.kinformer.cache.SharedIndexInformer;
-import io.kinformer.client.GroupVersionResource;
+import io.kinformer.client.Gvr;
 import io.kinformer.client.KubeClient;
 import io.kinformer.client.ResourceClient;
 import java.util.ArrayList;
@@ -67,8 +67,8 @@ final class Cluster {
   }
 
   /** The CustomResourceDefinitions. */
-  static final GroupVersionResource CRDS =
-      new GroupVersionResource("apiextensions.k8s.io", "v1", "customresourcedefinitions");
+  static final Gvr CRDS =
+      new Gvr("apiextensions.k8s.io", "v1", "customresourcedefinitions");
 
   /** A widget of {@code group} with {@code spec.size} 3. */
   static GenericKubernetesResource widget(String group, String ns, String name) {
@@ -93,7 +93,7 @@ final class Cluster {
         .ignoreExceptionsMatching(e -> e instanceof ApiException a && a.isNotFound())
         .until(() -> {
           ResourceClient<GenericKubernetesResource> w =
-              client.resources(new GroupVersionResource(group, "v1", "widgets")).inNamespace(ns);
+              client.resources(new Gvr(group, "v1", "widgets")).inNamespace(ns);
           try {
             w.create(widget(group, ns, name));
           } catch (ApiException e) {

@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
 import io.kinformer.cache.SharedIndexInformer;
-import io.kinformer.client.GroupVersionResource;
+import io.kinformer.client.Gvr;
 import io.kinformer.client.KubeClient;
 import io.kinformer.client.ResourceClient;
 import io.kinformer.client.SharedInformerFactory;
@@ -29,7 +29,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(ApiServerExtension.class)
 class RealServerDynamicTest {
   private static final Duration SETTLE = Duration.ofSeconds(60);
-  private static final GroupVersionResource CONFIGMAPS = new GroupVersionResource("", "v1", "configmaps");
+  private static final Gvr CONFIGMAPS = new Gvr("", "v1", "configmaps");
 
   private static <T extends HasMetadata> Map<String, String> names(List<T> objects) {
     Map<String, String> out = new TreeMap<>();
@@ -74,7 +74,7 @@ class RealServerDynamicTest {
     String group = ns + ".example.com";
     ResourceClient<GenericKubernetesResource> widgets =
         Cluster.createWithCrd(client, group, false, ns, "w0");
-    GroupVersionResource widgetsGvr = new GroupVersionResource(group, "v1", "widgets");
+    Gvr widgetsGvr = new Gvr(group, "v1", "widgets");
     for (int i = 1; i < 5; i++) {
       widgets.create(Cluster.widget(group, ns, "w" + i));
     }

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.kinformer.cache.SharedIndexInformer;
-import io.kinformer.client.GroupVersionResource;
+import io.kinformer.client.Gvr;
 import io.kinformer.client.KubeClient;
 import io.kinformer.client.ResourceClient;
 import io.kinformer.client.SharedInformerFactory;
@@ -116,7 +116,7 @@ class RealServerInformerTest {
 
     try (SharedInformerFactory factory = SharedInformerFactory.builder(client).namespace(ns).build()) {
       SharedIndexInformer<GenericKubernetesResource> dynamic =
-          factory.informerFor(new GroupVersionResource("", "v1", "configmaps"));
+          factory.informerFor(new Gvr("", "v1", "configmaps"));
       factory.start();
       assertThat(factory.waitForCacheSync(SETTLE)).isTrue();
       Cluster.burst(cms, ns, 12, 40, 30);

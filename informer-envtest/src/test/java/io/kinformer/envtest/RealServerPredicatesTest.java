@@ -10,7 +10,7 @@ import io.kinformer.cache.EventFilter;
 import io.kinformer.cache.ResourceEventHandler;
 import io.kinformer.cache.ResourceEventHandlers;
 import io.kinformer.cache.SharedIndexInformer;
-import io.kinformer.client.GroupVersionResource;
+import io.kinformer.client.Gvr;
 import io.kinformer.client.KubeClient;
 import io.kinformer.client.PatchType;
 import io.kinformer.client.ResourceClient;
@@ -30,8 +30,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(ApiServerExtension.class)
 class RealServerPredicatesTest {
   private static final Duration SETTLE = Duration.ofSeconds(60);
-  private static final GroupVersionResource CRDS =
-      new GroupVersionResource("apiextensions.k8s.io", "v1", "customresourcedefinitions");
+  private static final Gvr CRDS =
+      new Gvr("apiextensions.k8s.io", "v1", "customresourcedefinitions");
 
   private static GenericKubernetesResource widget(String group, String ns) {
     GenericKubernetesResource w = new GenericKubernetesResource();
@@ -76,7 +76,7 @@ class RealServerPredicatesTest {
             .until(
                 () -> {
                   ResourceClient<GenericKubernetesResource> w =
-                      client.resources(new GroupVersionResource(group, "v1", "widgets"))
+                      client.resources(new Gvr(group, "v1", "widgets"))
                           .inNamespace(ns);
                   try {
                     w.create(widget(group, ns));

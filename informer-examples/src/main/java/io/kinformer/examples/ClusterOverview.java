@@ -17,7 +17,7 @@ import io.kinformer.cache.Indexers;
 import io.kinformer.cache.Lister;
 import io.kinformer.cache.SharedIndexInformer;
 import io.kinformer.cache.Transforms;
-import io.kinformer.client.GroupVersionResource;
+import io.kinformer.client.Gvr;
 import io.kinformer.client.KubeClient;
 import io.kinformer.client.SharedInformerFactory;
 import io.kinformer.testing.EmbeddedApiServer;
@@ -49,8 +49,8 @@ import org.jspecify.annotations.Nullable;
 public final class ClusterOverview implements AutoCloseable {
 
   /** The custom resource this example watches. */
-  public static final GroupVersionResource WIDGETS =
-      GroupVersionResource.of("example.com", "v1", "widgets");
+  public static final Gvr WIDGETS =
+      Gvr.of("example.com", "v1", "widgets");
   /** The name of the pods-by-node index. */
   public static final String PODS_BY_NODE = "byNode";
 
@@ -84,7 +84,7 @@ public final class ClusterOverview implements AutoCloseable {
     if (withWidgets) {
       // tag::dynamic-informer[]
       SharedIndexInformer<GenericKubernetesResource> widgets =
-          factory.informerFor(GroupVersionResource.of("example.com", "v1", "widgets"));
+          factory.informerFor(Gvr.of("example.com", "v1", "widgets"));
       // Discovery told the factory the kind (Widget) and scope; objects arrive as
       // GenericKubernetesResource: widget.get("spec", "size"), widget.getAdditionalProperties()
       // end::dynamic-informer[]
@@ -94,7 +94,7 @@ public final class ClusterOverview implements AutoCloseable {
     }
     // tag::metadata-informer[]
     SharedIndexInformer<PartialObjectMetadata> secrets =
-        factory.metadataInformerFor(GroupVersionResource.of("", "v1", "secrets"));
+        factory.metadataInformerFor(Gvr.of("", "v1", "secrets"));
     // Names, labels, annotations, owners: no data, so no secret values in this process's heap.
     // end::metadata-informer[]
     this.secrets = secrets;

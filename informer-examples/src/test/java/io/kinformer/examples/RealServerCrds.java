@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.kinformer.cache.ApiException;
-import io.kinformer.client.GroupVersionResource;
+import io.kinformer.client.Gvr;
 import io.kinformer.client.KubeClient;
 import java.time.Duration;
 import java.util.List;
@@ -16,8 +16,8 @@ import java.util.Map;
  * register call as the embedded one has, it serves a resource once its CRD is established.
  */
 final class RealServerCrds {
-  private static final GroupVersionResource CRDS =
-      GroupVersionResource.of("apiextensions.k8s.io", "v1", "customresourcedefinitions");
+  private static final Gvr CRDS =
+      Gvr.of("apiextensions.k8s.io", "v1", "customresourcedefinitions");
 
   private RealServerCrds() {}
 
@@ -29,7 +29,7 @@ final class RealServerCrds {
    * @param annotations for a group under {@code k8s.io}, which needs
    *     {@code api-approved.kubernetes.io}
    */
-  static void create(KubeClient client, GroupVersionResource resource, String kind,
+  static void create(KubeClient client, Gvr resource, String kind,
       Map<String, String> annotations) {
     String singular = kind.toLowerCase(java.util.Locale.ROOT);
     GenericKubernetesResource crd = new GenericKubernetesResource();

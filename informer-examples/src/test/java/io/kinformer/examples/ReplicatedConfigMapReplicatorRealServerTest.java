@@ -1,6 +1,6 @@
 package io.kinformer.examples;
 
-import io.kinformer.client.GroupVersionResource;
+import io.kinformer.client.Gvr;
 import io.kinformer.client.KubeClient;
 import io.kinformer.envtest.ApiServer;
 import io.kinformer.envtest.ApiServerExtension;
@@ -24,8 +24,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @Tag("real-apiserver")
 class ReplicatedConfigMapReplicatorRealServerTest {
-  private static final GroupVersionResource LEASES =
-      GroupVersionResource.of("coordination.k8s.io", "v1", "leases");
+  private static final Gvr LEASES =
+      Gvr.of("coordination.k8s.io", "v1", "leases");
 
   @RegisterExtension static final ApiServerExtension extension = ApiServerExtension.withArgs();
 

@@ -2,7 +2,7 @@ package io.kinformer.client.internal.http;
 
 import io.kinformer.cache.ApiException;
 import io.kinformer.cache.InformerException;
-import io.kinformer.client.GroupVersionResource;
+import io.kinformer.client.Gvr;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
@@ -34,7 +34,7 @@ public final class Discovery {
    *
    * @throws ApiException if discovery fails, or with 404 if the group-version has no such resource
    */
-  public Resource resource(GroupVersionResource gvr) {
+  public Resource resource(Gvr gvr) {
     Map<String, Resource> resources;
     try {
       resources = byGroupVersion.computeIfAbsent(gvr.apiVersion(), gv -> fetch(gvr));
@@ -86,7 +86,7 @@ public final class Discovery {
     return r;
   }
 
-  private Map<String, Resource> fetch(GroupVersionResource gvr) {
+  private Map<String, Resource> fetch(Gvr gvr) {
     HttpUrl.Builder url = calls.baseUrl().newBuilder();
     if (gvr.group().isEmpty()) {
       url.addPathSegment("api");

@@ -1,7 +1,7 @@
 package io.kinformer.client.internal.http;
 
 import io.kinformer.cache.ListOptions;
-import io.kinformer.client.GroupVersionResource;
+import io.kinformer.client.Gvr;
 import io.kinformer.client.ResourceType;
 import okhttp3.HttpUrl;
 import org.jspecify.annotations.Nullable;
@@ -23,7 +23,7 @@ public final class HttpPaths {
    */
   public static HttpUrl.Builder collection(
       HttpUrl base, ResourceType<?> type, @Nullable String namespace) {
-    GroupVersionResource gvr = type.gvr();
+    Gvr gvr = type.gvr();
     HttpUrl.Builder b = base.newBuilder();
     if (gvr.group().isEmpty()) {
       b.addPathSegment("api");

@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kinformer.cache.InformerException;
 import io.kinformer.cache.ListResult;
-import io.kinformer.client.GroupVersionResource;
+import io.kinformer.client.Gvr;
 import io.kinformer.client.ResourceType;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
@@ -23,7 +23,7 @@ import tools.jackson.databind.json.JsonMapper;
 class ListCodecTest {
 
   private static final JsonMapper MAPPER = Codecs.newMapper();
-  private static final GroupVersionResource PODS = GroupVersionResource.of("", "v1", "pods");
+  private static final Gvr PODS = Gvr.of("", "v1", "pods");
 
   private static <T extends io.fabric8.kubernetes.api.model.HasMetadata> ListResult<T> decode(
       ResourceType<T> type, String body) {

@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.kinformer.cache.InformerException;
 import io.kinformer.cache.ListResult;
-import io.kinformer.client.GroupVersionResource;
+import io.kinformer.client.Gvr;
 import io.kinformer.client.ResourceType;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -69,7 +69,7 @@ class ParallelListCodecTest {
   }
 
   static Stream<Transcript> transcripts() {
-    GroupVersionResource pods = GroupVersionResource.of("", "v1", "pods");
+    Gvr pods = Gvr.of("", "v1", "pods");
     return Stream.of(
         new Transcript("list-01-full-pod-page.json", ResourceType.of(Pod.class)),
         new Transcript("list-01-page1.json", ResourceType.of(Pod.class)),
@@ -144,7 +144,7 @@ class ParallelListCodecTest {
   void decode_dynamicAndMetadataOnly_equalTheSequentialCodec() {
     byte[] body = podList(200, "");
     assertSameAsSequential(
-        ResourceType.dynamic(GroupVersionResource.of("", "v1", "pods"), "Pod", true), body);
+        ResourceType.dynamic(Gvr.of("", "v1", "pods"), "Pod", true), body);
     assertSameAsSequential(ResourceType.metadataOnly(Pod.class), body);
   }
 
