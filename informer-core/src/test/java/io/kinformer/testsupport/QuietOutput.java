@@ -15,8 +15,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * lines of slf4j-simple among it, from any thread) is held, and printed only if the test fails.
  * Output between tests (threads of a test that has ended, class setup) is held too, and printed if
  * the class fails outside its tests. Every test of every module gets this through JUnit's extension
- * auto-detection: this class's {@code META-INF/services} entry, enabled by each module's
- * {@code junit-platform.properties}.
+ * auto-detection: this class's {@code META-INF/services} entry, enabled by the parent POM's
+ * surefire {@code configurationParameters}.
  *
  * <p>Tests that assert on what they log swap {@code System.err} themselves and restore it after;
  * they see their lines as before.
