@@ -15,13 +15,25 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Drives a real kubectl against the server, when kubectl is installed (skipped otherwise). */
+/**
+ * Drives a real kubectl against the server. The kubectl is {@code KINFORMER_KUBECTL} or the first
+ * on PATH; without one the test is skipped, unless {@code KINFORMER_KUBECTL_REQUIRED=true} (as CI
+ * sets, with a kubectl from {@code informer-testing/kubectl/kubectl.sh}), where it fails.
+ */
 class KubectlTest {
 
   private static final String POD = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n"
       + "  labels: {app: web}\nspec:\n  containers:\n  - name: c\n    image: %s\n";
 
   private static Path kubectl() {
+    String configured = System.getenv("KINFORMER_KUBECTL");
+    if (configured != null && !configured.isBlank()) {
+      Path p = Path.of(configured);
+      if (!Files.isExecutable(p)) {
+        throw new AssertionError("KINFORMER_KUBECTL=" + configured + " is not an executable");
+      }
+      return p;
+    }
     String path = System.getenv("PATH");
     if (path != null) {
       for (String dir : path.split(File.pathSeparator)) {
@@ -70,6 +82,10 @@ class KubectlTest {
   @Test
   void kubectl_getWatchCreateApplyPatchDelete_overTlsWithAToken(@TempDir Path dir) throws Exception {
     Path kubectl = kubectl();
+    if (kubectl == null && Boolean.parseBoolean(System.getenv("KINFORMER_KUBECTL_REQUIRED"))) {
+      throw new AssertionError("KINFORMER_KUBECTL_REQUIRED is true but no kubectl was found:"
+          + " set KINFORMER_KUBECTL or run informer-testing/kubectl/kubectl.sh");
+    }
     assumeTrue(kubectl != null, "kubectl is not installed");
     cacheDir = dir.resolve("cache");
     try (EmbeddedApiServer server =
