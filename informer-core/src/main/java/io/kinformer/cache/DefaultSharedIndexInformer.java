@@ -433,7 +433,9 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
         return;
       }
       RealFifo.Builder<T> fb =
-          RealFifo.<T>builder(Keys::metaNamespaceKey).transform(transform).name(name);
+          RealFifo.<T>builder(Keys::metaNamespaceKey)
+              .transform(Transforms.thenPrepare(transform, listerWatcher))
+              .name(name);
       if (metricsProvider != null && metricsId != null) {
         fb.metrics(
             metricsProvider.newQueuedItemMetric(metricsId),

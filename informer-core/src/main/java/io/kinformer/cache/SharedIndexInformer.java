@@ -206,10 +206,10 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
    * {@code managedFields} and save memory. It runs on the reflector's thread, once per object; it
    * may modify and return its argument. It must be set before {@link #start()}.
    *
-   * <p>Objects decoded by kinformer's client for a cache are compact: empty collections other than
-   * the metadata's labels, annotations, finalizers, ownerReferences and managedFields are shared
-   * immutable ones. A transform that adds to such a collection (say an empty container env) must
-   * set a new collection instead of adding to the one it finds.
+   * <p>The transform sees the object as decoded, with ordinary modifiable lists and maps: it may
+   * add a label or remove a container in place. The source's {@link
+   * ListerWatcher#prepareForCache} runs after it, and is where kinformer's client compacts the
+   * object and makes its collections read-only (see {@link ReadOnlyStore}, "Cached objects").
    *
    * @throws IllegalStateException if the informer has started
    */

@@ -49,7 +49,10 @@ public final class SimpleInformer<T extends HasMetadata> implements AutoCloseabl
     HandlerSink<T> sink = new HandlerSink<>(o.name, o.handler);
     DeltaProcessor<T> deltas = new DeltaProcessor<>(o.name, indexer, null, sink);
     RealFifo<T> queue =
-        RealFifo.<T>builder(Keys::metaNamespaceKey).transform(o.transform).name(o.name).build();
+        RealFifo.<T>builder(Keys::metaNamespaceKey)
+            .transform(Transforms.thenPrepare(o.transform, o.listerWatcher))
+            .name(o.name)
+            .build();
     Controller.Config.Builder<T> cb =
         Controller.Config.builder(o.name, queue, o.listerWatcher, deltas::process)
             .processBatch(deltas::processBatch)
