@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kinformer.cache.ListOptions;
+import io.kinformer.cache.ListerWatcher;
 import io.kinformer.cache.Watch;
 import io.kinformer.cache.WatchEvent;
 import io.kinformer.client.internal.codec.Codecs;
@@ -12,7 +13,6 @@ import io.kinformer.client.internal.codec.StringPool;
 import io.kinformer.client.internal.http.HttpCalls;
 import io.kinformer.client.internal.http.HttpTimeouts;
 import java.io.IOException;
-import java.util.Collections;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import okhttp3.OkHttpClient;
@@ -61,9 +61,14 @@ class HttpCallsCacheMapperTest {
   void listerWatcherList_decodesForTheCache() {
     server.enqueue(json(LIST));
 
-    Pod pod = pods.listerWatcher().list(ListOptions.none()).items().get(0);
+    ListerWatcher<Pod> source = pods.listerWatcher();
+    Pod pod = source.list(ListOptions.none()).items().get(0);
 
-    assertThat(pod.getMetadata().getAdditionalProperties()).isSameAs(Collections.emptyMap());
+    // Modifiable for the informer's transform; read-only once readied for the cache.
+    pod.getMetadata().getAdditionalProperties().put("k", "v");
+    pod.getMetadata().getAdditionalProperties().remove("k");
+    source.prepareForCache(pod);
+    assertThat(pod.getMetadata().getAdditionalProperties()).isEmpty();
     assertThatThrownBy(() -> pod.getMetadata().getAdditionalProperties().put("k", "v"))
         .isInstanceOf(UnsupportedOperationException.class);
   }
@@ -76,7 +81,9 @@ class HttpCallsCacheMapperTest {
       WatchEvent<Pod> event = watch.next();
 
       assertThat(event).isNotNull();
-      assertThat(event.object().getAdditionalProperties()).isSameAs(Collections.emptyMap());
+      Pod pod = pods.listerWatcher().prepareForCache(event.object());
+      assertThatThrownBy(() -> pod.getAdditionalProperties().clear())
+          .isInstanceOf(UnsupportedOperationException.class);
     }
   }
 

@@ -209,6 +209,46 @@ class SharedInformerFactoryTest {
   }
 
   @Test
+  void transform_changesCollectionsInPlace_andTheCachedObjectIsReadOnly() {
+    ResourceClient<Pod> pods = client.resources(Pod.class).inNamespace("default");
+    Pod twoContainers = pod("default", "a", Map.of("app", "web"));
+    twoContainers.getSpec().getContainers().add(
+        new io.fabric8.kubernetes.api.model.ContainerBuilder()
+            .withName("sidecar").withImage("busybox").build());
+    pods.create(twoContainers);
+    factory = SharedInformerFactory.builder(client).build();
+    SharedIndexInformer<Pod> informer = factory.informerFor(Pod.class);
+    informer.setTransform(p -> {
+      p.getMetadata().getLabels().put("seen", "yes"); // a small map
+      p.getMetadata().getAnnotations().put("note", "n"); // an empty map
+      p.getSpec().getContainers().removeIf(c -> c.getName().equals("sidecar"));
+      p.getSpec().getContainers().get(0).getEnv().add( // an empty list
+          new io.fabric8.kubernetes.api.model.EnvVar("E", "v", null));
+      return p;
+    });
+    factory.start();
+    assertThat(factory.waitForCacheSync(Duration.ofSeconds(20))).isTrue();
+
+    Pod cached = informer.getIndexer().getByKey("default/a").orElseThrow();
+    assertThat(cached.getMetadata().getLabels()).containsEntry("app", "web")
+        .containsEntry("seen", "yes");
+    assertThat(cached.getMetadata().getAnnotations()).containsEntry("note", "n");
+    assertThat(cached.getSpec().getContainers()).extracting(c -> c.getName()).containsExactly("c");
+    assertThat(cached.getSpec().getContainers().get(0).getEnv()).hasSize(1);
+    List<Runnable> changes = List.of(
+        () -> cached.getMetadata().getLabels().put("x", "y"),
+        () -> cached.getMetadata().getFinalizers().add("f"),
+        () -> cached.getMetadata().getFinalizers().clear(),
+        () -> cached.getSpec().getContainers().remove(0),
+        () -> cached.getSpec().getContainers().get(0).getEnv().clear(),
+        () -> cached.getSpec().getTolerations().clear());
+    for (Runnable change : changes) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(change::run)
+          .isInstanceOf(UnsupportedOperationException.class);
+    }
+  }
+
+  @Test
   void typedInformer_syncsAndFollowsCreatesUpdatesDeletes() {
     ResourceClient<Pod> pods = client.resources(Pod.class).inNamespace("default");
     pods.create(pod("default", "before", Map.of("app", "web")));

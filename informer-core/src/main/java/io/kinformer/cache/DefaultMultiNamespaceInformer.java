@@ -352,12 +352,12 @@ final class DefaultMultiNamespaceInformer<T extends HasMetadata>
   }
 
   @Override
-  public Store<T> getStore() {
+  public ReadOnlyStore<T> getStore() {
     return indexer;
   }
 
   @Override
-  public Indexer<T> getIndexer() {
+  public ReadOnlyIndexer<T> getIndexer() {
     return indexer;
   }
 

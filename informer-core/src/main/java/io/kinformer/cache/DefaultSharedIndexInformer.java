@@ -77,6 +77,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   private final String name;
   private final ListerWatcher<T> listerWatcher;
   private final ThreadSafeIndexer<T> indexer;
+  private final ReadOnlyView<T> view;
   private final SharedProcessor<T> processor = new SharedProcessor<>();
   private final ReentrantLock blockDeltas = new ReentrantLock();
   private final DeltaProcessor<T> deltas;
@@ -133,6 +134,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
           }
         });
     this.indexer = new ThreadSafeIndexer<>(Keys::metaNamespaceKey, indices);
+    this.view = new ReadOnlyView<>(indexer);
     this.metricsProvider = b.metricsProvider;
     this.metricsId = b.metricsId;
     if (metricsProvider != null && metricsId != null) {
@@ -317,13 +319,13 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   // ---- cache ----------------------------------------------------------------------------------
 
   @Override
-  public Store<T> getStore() {
-    return indexer;
+  public ReadOnlyStore<T> getStore() {
+    return view;
   }
 
   @Override
-  public Indexer<T> getIndexer() {
-    return indexer;
+  public ReadOnlyIndexer<T> getIndexer() {
+    return view;
   }
 
   @Override
@@ -431,7 +433,9 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
         return;
       }
       RealFifo.Builder<T> fb =
-          RealFifo.<T>builder(Keys::metaNamespaceKey).transform(transform).name(name);
+          RealFifo.<T>builder(Keys::metaNamespaceKey)
+              .transform(Transforms.thenPrepare(transform, listerWatcher))
+              .name(name);
       if (metricsProvider != null && metricsId != null) {
         fb.metrics(
             metricsProvider.newQueuedItemMetric(metricsId),

@@ -19,9 +19,9 @@ import java.util.Optional;
  * }</pre>
  *
  * <p>Reads never block on the network; they wait at most for a cache write in progress. The
- * objects returned are shared with the cache, with every other reader and with the event handlers:
- * treat them as read-only and copy one before changing it. Returned lists are unmodifiable
- * snapshots in no particular order; later cache changes do not show in them.
+ * objects returned are the cached ones, shared with every other reader and with the event handlers,
+ * and read-only: {@link ReadOnlyStore} ("Cached objects") says what that means. Returned lists are
+ * unmodifiable snapshots in no particular order; later cache changes do not show in them.
  *
  * <p>Thread safety: thread-safe (as the indexer it wraps); share one lister freely.
  *
@@ -29,13 +29,13 @@ import java.util.Optional;
  */
 public final class Lister<T extends HasMetadata> {
 
-  private final Indexer<T> indexer;
+  private final ReadOnlyIndexer<T> indexer;
 
   /**
    * A lister over {@code indexer}, whose keys must be {@link Keys#metaNamespaceKey} keys (as an
    * informer's are); a {@link Indexers#NAMESPACE} index speeds up namespace listing.
    */
-  public Lister(Indexer<T> indexer) {
+  public Lister(ReadOnlyIndexer<T> indexer) {
     this.indexer = Objects.requireNonNull(indexer, "indexer");
   }
 

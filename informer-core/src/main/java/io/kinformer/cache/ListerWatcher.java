@@ -63,4 +63,18 @@ public interface ListerWatcher<T> {
   default boolean supportsWatchList() {
     return true;
   }
+
+  /**
+   * Readies an object this source returned for the cache: informers call it on every object after
+   * their transform ({@link SharedIndexInformer#setTransform}) and cache what it returns. This is
+   * where a source that decodes objects for a cache compacts them and makes their collections
+   * read-only (informer-client's does; see {@link ReadOnlyStore}, "Cached objects"), so that the
+   * transform still sees ordinary modifiable collections. It may change and return its argument.
+   * The default returns {@code obj} as it is.
+   *
+   * <p>Thread safety: called from the informer's reflector thread, one object at a time.
+   */
+  default T prepareForCache(T obj) {
+    return obj;
+  }
 }

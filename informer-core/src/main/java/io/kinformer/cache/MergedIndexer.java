@@ -13,15 +13,15 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * A read-only {@link Indexer} over the caches of a {@link MultiNamespaceInformer}'s per-namespace
+ * A read-only indexer over the caches of a {@link MultiNamespaceInformer}'s per-namespace
  * informers: lists are the concatenation of theirs, keys ({@code namespace/name}, client-go's) are
  * looked up in the cache of their namespace. Each part's read is consistent on its own; a read
  * spanning several namespaces is not one snapshot of all of them (they are separate watches).
- * Writes throw {@link UnsupportedOperationException}: only the informers write to their caches.
+ * It has no writes: only the informers write to their caches.
  *
  * <p>Thread safety: thread-safe; reads take a snapshot of the parts first.
  */
-final class MergedIndexer<T extends HasMetadata> implements Indexer<T> {
+final class MergedIndexer<T extends HasMetadata> implements ReadOnlyIndexer<T> {
 
   private final Supplier<Map<String, SharedIndexInformer<T>>> parts;
   private final Supplier<Map<String, IndexFunc<T>>> indexers;
@@ -130,14 +130,8 @@ final class MergedIndexer<T extends HasMetadata> implements Indexer<T> {
     return Collections.unmodifiableMap(new LinkedHashMap<>(indexers.get()));
   }
 
-  /** Refused: add indices through {@link SharedIndexInformer#addIndexers}, which reaches every part. */
-  @Override
-  public void addIndexers(Map<String, IndexFunc<T>> newIndexers) {
-    throw readOnly();
-  }
-
   /**
-   * The lowest of the parts' {@link Store#lastStoreSyncResourceVersion()}s (the point every
+   * The lowest of the parts. {@link ReadOnlyStore#lastStoreSyncResourceVersion()}s (the point every
    * namespace's cache has reached), or {@code ""} while one of them has none.
    */
   @Override
@@ -162,33 +156,5 @@ final class MergedIndexer<T extends HasMetadata> implements Indexer<T> {
       }
     }
     return low == null ? "" : low;
-  }
-
-  @Override
-  public void add(T obj) {
-    throw readOnly();
-  }
-
-  @Override
-  public void update(T obj) {
-    throw readOnly();
-  }
-
-  @Override
-  public void delete(T obj) {
-    throw readOnly();
-  }
-
-  @Override
-  public void replace(Collection<? extends T> objects, String resourceVersion) {
-    throw readOnly();
-  }
-
-  @Override
-  public void resync() {}
-
-  private static UnsupportedOperationException readOnly() {
-    return new UnsupportedOperationException(
-        "a multi-namespace informer's cache is read-only: its per-namespace informers write it");
   }
 }

@@ -44,8 +44,8 @@ import java.util.function.Function;
  * handler; the objects are those of the cache). The other namespaces' informers and watches are not
  * touched.
  *
- * <p>Thread safety: thread-safe. Objects handed out are shared with the cache: treat them as
- * read-only.
+ * <p>Thread safety: thread-safe. Objects handed out are shared with the cache and read-only (see
+ * {@link ReadOnlyStore}).
  *
  * @param <T> the object type
  */

@@ -15,8 +15,9 @@ import java.util.Optional;
  * indexers do), and otherwise scans the whole cache. The namespace {@code ""} stands for every
  * namespace (client-go's {@code NamespaceAll}) when listing.
  *
- * <p>As for {@link Lister}: reads never block on the network; the objects are shared with the
- * cache and must be treated as read-only; lists are unmodifiable snapshots in no particular order.
+ * <p>As for {@link Lister}: reads never block on the network; the objects are the cached ones,
+ * read-only (see {@link ReadOnlyStore}, "Cached objects"); lists are unmodifiable snapshots in no
+ * particular order.
  *
  * <p>Thread safety: thread-safe.
  *
@@ -24,10 +25,10 @@ import java.util.Optional;
  */
 public final class NamespaceLister<T extends HasMetadata> {
 
-  private final Indexer<T> indexer;
+  private final ReadOnlyIndexer<T> indexer;
   private final String namespace;
 
-  NamespaceLister(Indexer<T> indexer, String namespace) {
+  NamespaceLister(ReadOnlyIndexer<T> indexer, String namespace) {
     this.indexer = indexer;
     this.namespace = namespace;
   }

@@ -22,7 +22,8 @@ package io.kinformer.cache;
  *       object's key; an {@code Error} at ERROR) and delivery goes on with the next notification a
  *       second later (client-go's pause after a handler panicked), so a handler that fails on every
  *       call does not spin; only this handler waits.
- *   <li>Objects are shared with the cache and with every other handler: treat them as read-only.
+ *   <li>Objects are the cached ones, shared with the cache and with every other handler, and
+ *       read-only: see {@link ReadOnlyStore} ("Cached objects").
  *   <li>Handlers should be quick: the usual handler only puts a key on a work queue.
  * </ul>
  *

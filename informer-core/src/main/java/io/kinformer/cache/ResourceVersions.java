@@ -44,7 +44,7 @@ public final class ResourceVersions {
    * @throws IllegalArgumentException if {@code resourceVersion} cannot be compared
    */
   public static boolean isSeen(
-      Store<? extends HasMetadata> store, @Nullable String key, String resourceVersion) {
+      ReadOnlyStore<? extends HasMetadata> store, @Nullable String key, String resourceVersion) {
     requireComparable(resourceVersion);
     if (isAtOrPast(store.lastStoreSyncResourceVersion(), resourceVersion)) {
       return true;

@@ -52,8 +52,8 @@ import org.jspecify.annotations.Nullable;
  * changes, with nothing missed or doubled. Adding a handler to a closed informer throws {@link
  * IllegalStateException}.
  *
- * <p>Thread safety: thread-safe. Objects handed out are shared with the cache: treat them as
- * read-only.
+ * <p>Thread safety: thread-safe. Objects handed out are shared with the cache and read-only: see
+ * {@link ReadOnlyStore} ("Cached objects").
  *
  * @param <T> the object type
  */
@@ -114,11 +114,18 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
   boolean shutDownEventHandler(ResourceEventHandlerRegistration registration, Duration timeout)
       throws InterruptedException;
 
-  /** The cache, as a store. Reads are thread-safe and never block on the network. */
-  Store<T> getStore();
+  /**
+   * The cache, read-only (only the informer writes it). Reads are thread-safe and never block on
+   * the network; see {@link ReadOnlyStore} for what the returned objects permit.
+   */
+  ReadOnlyStore<T> getStore();
 
-  /** The cache, with its indices. Reads are thread-safe and never block on the network. */
-  Indexer<T> getIndexer();
+  /**
+   * The cache with its indices, read-only (add indices with {@link #addIndexers}). Reads are
+   * thread-safe and never block on the network; see {@link ReadOnlyStore} for what the returned
+   * objects permit.
+   */
+  ReadOnlyIndexer<T> getIndexer();
 
   /**
    * Adds indices to the cache; objects already cached are indexed at once.
@@ -148,7 +155,7 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
   /**
    * Read-your-writes: a future completed once the cache has seen {@code resourceVersion}, the one a
    * write of the caller's returned (a create, update, patch or delete): once the store's last
-   * synced resourceVersion ({@link Store#lastStoreSyncResourceVersion()}) is at or past it, or the
+   * synced resourceVersion ({@link ReadOnlyStore#lastStoreSyncResourceVersion()}) is at or past it, or the
    * object cached at {@code key} has it or a later one. A deletion is seen once the store is past
    * it. The cache may be further ahead, with later writes of others. Fails with {@link
    * IllegalStateException} if the informer closes first; never completes if the informer never
@@ -199,10 +206,10 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
    * {@code managedFields} and save memory. It runs on the reflector's thread, once per object; it
    * may modify and return its argument. It must be set before {@link #start()}.
    *
-   * <p>Objects decoded by kinformer's client for a cache are compact: empty collections other than
-   * the metadata's labels, annotations, finalizers, ownerReferences and managedFields are shared
-   * immutable ones. A transform that adds to such a collection (say an empty container env) must
-   * set a new collection instead of adding to the one it finds.
+   * <p>The transform sees the object as decoded, with ordinary modifiable lists and maps: it may
+   * add a label or remove a container in place. The source's {@link
+   * ListerWatcher#prepareForCache} runs after it, and is where kinformer's client compacts the
+   * object and makes its collections read-only (see {@link ReadOnlyStore}, "Cached objects").
    *
    * @throws IllegalStateException if the informer has started
    */

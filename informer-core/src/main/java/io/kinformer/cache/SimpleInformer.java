@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * that. Resync, when asked for, re-delivers every cached object as {@code onUpdate(obj, obj)} each
  * period.
  *
- * <p>Only read the {@link #indexer()}: writing to it would make the handler's view wrong (as
+ * <p>Its {@link #indexer()} is read-only: writing to it would make the handler's view wrong (as
  * client-go says of the store it returns).
  *
  * <p>Thread safety: thread-safe. The handler is called from one task at a time.
@@ -40,14 +40,19 @@ public final class SimpleInformer<T extends HasMetadata> implements AutoCloseabl
   private static final Logger log = LoggerFactory.getLogger(SimpleInformer.class);
 
   private final ThreadSafeIndexer<T> indexer;
+  private final ReadOnlyView<T> view;
   private final Controller controller;
 
   private SimpleInformer(Options<T> o) {
     this.indexer = new ThreadSafeIndexer<>(Keys::metaNamespaceKey, o.indexers);
+    this.view = new ReadOnlyView<>(indexer);
     HandlerSink<T> sink = new HandlerSink<>(o.name, o.handler);
     DeltaProcessor<T> deltas = new DeltaProcessor<>(o.name, indexer, null, sink);
     RealFifo<T> queue =
-        RealFifo.<T>builder(Keys::metaNamespaceKey).transform(o.transform).name(o.name).build();
+        RealFifo.<T>builder(Keys::metaNamespaceKey)
+            .transform(Transforms.thenPrepare(o.transform, o.listerWatcher))
+            .name(o.name)
+            .build();
     Controller.Config.Builder<T> cb =
         Controller.Config.builder(o.name, queue, o.listerWatcher, deltas::process)
             .processBatch(deltas::processBatch)
@@ -95,14 +100,14 @@ public final class SimpleInformer<T extends HasMetadata> implements AutoCloseabl
     return new Options.Builder<>(listerWatcher, handler);
   }
 
-  /** The cache, as a store; read it only. */
-  public Store<T> store() {
-    return indexer;
+  /** The cache, read-only (see {@link ReadOnlyStore} for what its objects permit). */
+  public ReadOnlyStore<T> store() {
+    return view;
   }
 
-  /** The cache with its indices; read it only. */
-  public Indexer<T> indexer() {
-    return indexer;
+  /** The cache with its indices, read-only. */
+  public ReadOnlyIndexer<T> indexer() {
+    return view;
   }
 
   /** What runs it: start, sync state, resourceVersion, close. */

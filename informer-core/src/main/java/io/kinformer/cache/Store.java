@@ -1,8 +1,6 @@
 package io.kinformer.cache;
 
 import java.util.Collection;
-import java.util.List;
-import java.util.Optional;
 
 /**
  * A keyed collection of objects (client-go's {@code cache.Store}): each object is filed under the
@@ -10,11 +8,11 @@ import java.util.Optional;
  *
  * <p>Thread safety: implementations returned by {@link Indexers} are thread-safe; reads never block
  * behind the network and see a consistent state. Objects handed out are shared with the cache:
- * treat them as read-only. Returned lists are unmodifiable snapshots.
+ * read-only (see {@link ReadOnlyStore}). Returned lists are unmodifiable snapshots.
  *
  * @param <T> the object type
  */
-public interface Store<T> {
+public interface Store<T> extends ReadOnlyStore<T> {
 
   /** Inserts {@code obj}, or replaces the object with the same key. */
   void add(T obj);
@@ -24,18 +22,6 @@ public interface Store<T> {
 
   /** Removes the object with the key of {@code obj}; does nothing if there is none. */
   void delete(T obj);
-
-  /** Every object, in no particular order. */
-  List<T> list();
-
-  /** Every key, in no particular order. */
-  List<String> listKeys();
-
-  /** The stored object with the same key as {@code obj}. */
-  Optional<T> get(T obj);
-
-  /** The stored object filed under {@code key}. */
-  Optional<T> getByKey(String key);
 
   /**
    * Atomically replaces the whole content with {@code objects}. {@code resourceVersion} is the
@@ -55,12 +41,9 @@ public interface Store<T> {
   default void bookmark(String resourceVersion) {}
 
   /**
-   * The resourceVersion of the newest write or bookmark this store has applied (client-go's {@code
-   * LastStoreSyncResourceVersion}): the version of the object last added, updated or deleted, of the
-   * last {@link #replace}, or of the last {@link #bookmark}, whichever came last. A controller that
-   * wrote an object compares it with the version its write returned to tell whether its cache has
-   * seen that write. Empty before the first write and for stores that do not track it (the default).
+   * {@inheritDoc} The last {@link #replace} and {@link #bookmark} count as writes.
    */
+  @Override
   default String lastStoreSyncResourceVersion() {
     return "";
   }

@@ -2,6 +2,7 @@ package io.kinformer.cache;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Ready-made transforms for {@link SharedIndexInformer#setTransform}, to keep caches small.
@@ -23,6 +24,22 @@ public final class Transforms {
         obj.getMetadata().setManagedFields(null);
       }
       return obj;
+    };
+  }
+
+  /**
+   * What an informer's queue applies to each object: the user's {@code transform} (if any), then
+   * the source's {@link ListerWatcher#prepareForCache}. A null from the transform is passed on, for
+   * the queue to refuse with its message.
+   */
+  static <T> UnaryOperator<T> thenPrepare(
+      @Nullable UnaryOperator<T> transform, ListerWatcher<T> source) {
+    if (transform == null) {
+      return source::prepareForCache;
+    }
+    return obj -> {
+      T out = transform.apply(obj);
+      return out == null ? null : source.prepareForCache(out);
     };
   }
 }

@@ -29,11 +29,11 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class WrittenVersions {
 
-  private final Store<? extends HasMetadata> cache;
+  private final ReadOnlyStore<? extends HasMetadata> cache;
   private final ConcurrentHashMap<String, String> written = new ConcurrentHashMap<>();
 
   /** Tracks writes against {@code cache}, an informer's store or indexer. */
-  public WrittenVersions(Store<? extends HasMetadata> cache) {
+  public WrittenVersions(ReadOnlyStore<? extends HasMetadata> cache) {
     this.cache = Objects.requireNonNull(cache, "cache");
   }
 

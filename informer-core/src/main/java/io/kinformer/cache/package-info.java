@@ -3,7 +3,8 @@
  * that feeds it by list and watch, and the shared informers that fan changes out to handlers.
  *
  * <p>Objects handed out by this package (from stores, listers and to handlers) are shared with the
- * cache and every other handler: treat them as read-only. Copy before changing one.
+ * cache and every other handler, and read-only: {@link io.kinformer.cache.ReadOnlyStore} ("Cached
+ * objects") states what they permit. Copy before changing one.
  */
 @NullMarked
 package io.kinformer.cache;

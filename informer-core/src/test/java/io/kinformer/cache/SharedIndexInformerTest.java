@@ -122,6 +122,24 @@ class SharedIndexInformerTest {
   }
 
   @Test
+  void cacheViews_offerReadsOnly_andNoCastReachesTheWrites() throws Exception {
+    source.add(pod("ns", "a", Map.of("app", "web")));
+    SharedIndexInformer<Pod> informer = informer(builder());
+    informer.start();
+    assertThat(informer.awaitSynced(Duration.ofSeconds(10))).isTrue();
+
+    ReadOnlyStore<Pod> store = informer.getStore();
+    ReadOnlyIndexer<Pod> indexer = informer.getIndexer();
+    assertThat(store.listKeys()).containsExactly("ns/a");
+    assertThat(indexer.indexKeys(Indexers.NAMESPACE, "ns")).containsExactly("ns/a");
+    assertThat(indexer.getIndexers()).containsKey(Indexers.NAMESPACE);
+    assertThat(store.lastStoreSyncResourceVersion()).isEqualTo(source.resourceVersion());
+    assertThat(store).isNotInstanceOf(Store.class).isNotInstanceOf(TransactionStore.class);
+    assertThat(indexer).isNotInstanceOf(Indexer.class).isNotInstanceOf(Store.class);
+    assertThat(informer.lister().list()).extracting(Keys::metaNamespaceKey).containsExactly("ns/a");
+  }
+
+  @Test
   void watchEvents_reachHandlersInOrderAfterTheCacheIsUpdated() {
     SharedIndexInformer<Pod> informer = informer(builder());
     List<String> seenInCache = new CopyOnWriteArrayList<>();

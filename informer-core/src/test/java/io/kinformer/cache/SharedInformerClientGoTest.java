@@ -159,7 +159,7 @@ class SharedInformerClientGoTest {
     SteppedInformer<Pod> i = informer(SECOND);
     i.informer.addIndexers(Map.of("labels", labelKeys()));
     i.start().settle();
-    Indexer<Pod> indexer = i.informer.getIndexer();
+    ReadOnlyIndexer<Pod> indexer = i.informer.getIndexer();
 
     assertThat(indexer.byIndex("labels", "a")).containsExactly(pod1);
 

@@ -107,6 +107,8 @@ class SimpleInformerTest {
     informer.start();
     await().until(informer::hasSynced);
     assertThat(informer.indexer().indexKeys(Indexers.NAMESPACE, "other")).containsExactly("other/b");
+    assertThat(informer.indexer()).isNotInstanceOf(Store.class);
+    assertThat(informer.store()).isNotInstanceOf(Store.class);
   }
 
   @Test

@@ -132,7 +132,7 @@ public final class ClusterOverview implements AutoCloseable {
         countByNamespace(secrets.getIndexer()));
   }
 
-  private static Map<String, Integer> countByNamespace(io.kinformer.cache.Indexer<?> indexer) {
+  private static Map<String, Integer> countByNamespace(io.kinformer.cache.ReadOnlyIndexer<?> indexer) {
     Map<String, Integer> counts = new TreeMap<>();
     for (String ns : indexer.listIndexFuncValues(Indexers.NAMESPACE)) {
       int n = indexer.indexKeys(Indexers.NAMESPACE, ns).size();

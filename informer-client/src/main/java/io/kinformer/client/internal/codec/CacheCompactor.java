@@ -1,6 +1,5 @@
 package io.kinformer.client.internal.codec;
 
-import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
@@ -8,7 +7,6 @@ import java.lang.reflect.Modifier;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,33 +41,28 @@ import tools.jackson.databind.jsontype.TypeDeserializer;
  * breakdown.
  *
  * <p>What, per decoded model object, on the fields behind its public getter/setter pairs (looked up
- * once per class):
+ * once per class), leaving every collection modifiable, since the informer's transform runs on the
+ * object next:
  *
  * <ul>
- *   <li>an empty list or map property becomes the shared immutable {@link
- *       Collections#emptyList()} / {@link Collections#emptyMap()}, except {@code ObjectMeta}'s
- *       labels, annotations, finalizers, ownerReferences and managedFields, which transforms
- *       commonly add to (they stay as Jackson made them: about 100 bytes a pod);
  *   <li>a non-empty map of at most {@value SmallMap#MAX_SIZE} entries becomes a {@link SmallMap}
- *       (ordered, modifiable); a non-empty {@code ArrayList} is trimmed to its size;
+ *       (ordered, modifiable until frozen); a non-empty {@code ArrayList} is trimmed to its size;
  *   <li>inside untyped values ({@code additionalProperties}, {@code FieldsV1}, the body of a
  *       {@code GenericKubernetesResource}) nested maps and lists get the same treatment, and the
  *       keys of their maps are pooled (the informers' parsers share only a bounded table of
  *       names; see {@link CacheJsonFactory}), larger maps too, as a copy;
- *   <li>a {@code Quantity} gets pooled amount and format strings and the shared empty {@code
- *       additionalProperties}.
+ *   <li>a {@code Quantity} gets pooled amount and format strings.
  * </ul>
+ *
+ * <p>Empty collections stay as Jackson made them until {@link CacheFreezer}, which the informer
+ * runs after its transform, swaps them for the shared immutable empty ones and makes every other
+ * collection read-only.
  *
  * <p>What users see: the objects are {@code equals()} (and hash) to plain Jackson's, print and
  * serialize to the same JSON and copy into fabric8 builders as before ({@code new
- * PodBuilder(pod)} copies every collection). The one difference: adding to an empty collection of
- * such an object throws {@code UnsupportedOperationException}, where plain Jackson's object would
- * be modified (removing from it or clearing it still does nothing), except in the metadata
- * collections named above. That is why only the informers' codecs use this: cached objects are
- * shared and read-only by contract, and a transform that adds to another empty collection (say a
- * container's env) must set a new one instead. Objects the REST client returns ({@code
- * get}, {@code list}, {@code watch}, {@code create}, ...) are the caller's to modify and are
- * decoded without it.
+ * PodBuilder(pod)} copies every collection), and a transform may change any of their collections.
+ * Only the informers' codecs use this; objects the REST client returns ({@code get}, {@code list},
+ * {@code watch}, {@code create}, ...) are decoded without it.
  *
  * <p>Thread safety: thread-safe (accessor tables are built once per class in a concurrent map;
  * each decoded object is worked on by the decoding thread only).
@@ -106,7 +99,7 @@ final class CacheCompactor extends ValueDeserializerModifier {
    * sync CPU of 10,000 pods). Only fields that a public getter/setter pair of the same name and
    * type exposes are touched, so nothing is set that a user could not set.
    */
-  record Accessors(Field[] fields, boolean[] untyped, boolean[] keepEmpty, boolean[] quantities) {
+  record Accessors(Field[] fields, boolean[] untyped, boolean[] quantities) {
 
     boolean isEmpty() {
       return fields.length == 0;
@@ -115,7 +108,6 @@ final class CacheCompactor extends ValueDeserializerModifier {
     static Accessors of(Class<?> type) {
       List<Field> fields = new ArrayList<>();
       List<Boolean> untyped = new ArrayList<>();
-      List<Boolean> keepEmpty = new ArrayList<>();
       List<Boolean> quantities = new ArrayList<>();
       for (Method getter : type.getMethods()) {
         Class<?> t = getter.getReturnType();
@@ -136,7 +128,6 @@ final class CacheCompactor extends ValueDeserializerModifier {
           field.setAccessible(true);
           fields.add(field);
           untyped.add(name.equals("getAdditionalProperties"));
-          keepEmpty.add(type == ObjectMeta.class && !name.equals("getAdditionalProperties"));
           quantities.add(t == Map.class && mayHoldQuantities(field.getGenericType()));
         } catch (NoSuchMethodException | RuntimeException e) {
           // No public setter of the same type, or the field is not accessible (a named module
@@ -144,14 +135,12 @@ final class CacheCompactor extends ValueDeserializerModifier {
         }
       }
       boolean[] u = new boolean[untyped.size()];
-      boolean[] k = new boolean[untyped.size()];
       boolean[] q = new boolean[untyped.size()];
       for (int i = 0; i < u.length; i++) {
         u[i] = untyped.get(i);
-        k[i] = keepEmpty.get(i);
         q[i] = quantities.get(i);
       }
-      return new Accessors(fields.toArray(new Field[0]), u, k, q);
+      return new Accessors(fields.toArray(new Field[0]), u, q);
     }
 
     /**
@@ -195,10 +184,7 @@ final class CacheCompactor extends ValueDeserializerModifier {
           Object value = f.get(bean);
           if (value instanceof Map<?, ?> m) {
             if (m.isEmpty()) {
-              if (m != Collections.emptyMap() && !keepEmpty[i]) {
-                f.set(bean, Collections.emptyMap());
-              }
-              continue;
+              continue; // CacheFreezer swaps it for the shared empty map, after the transform
             }
             if (untyped[i]) {
               compactValues(m, pool);
@@ -216,11 +202,7 @@ final class CacheCompactor extends ValueDeserializerModifier {
               f.set(bean, new SmallMap<>(m));
             }
           } else if (value instanceof List<?> l) {
-            if (l.isEmpty()) {
-              if (l != Collections.emptyList() && !keepEmpty[i]) {
-                f.set(bean, Collections.emptyList());
-              }
-            } else if (l instanceof ArrayList<?> a) {
+            if (l instanceof ArrayList<?> a) {
               a.trimToSize();
             }
           } else if (value instanceof Quantity q) {
@@ -244,30 +226,23 @@ final class CacheCompactor extends ValueDeserializerModifier {
     if (q.getFormat() != null) {
       q.setFormat(pool.get(q.getFormat()));
     }
-    Map<String, Object> extra = q.getAdditionalProperties();
-    if (extra != null && extra.isEmpty() && extra != (Map<?, ?>) Collections.emptyMap()) {
-      q.setAdditionalProperties(Collections.emptyMap());
-    }
   }
 
   /**
-   * Replaces empty maps and lists nested in an untyped value with the shared empty ones, and the
-   * keys of its maps with pooled ones (the cache mapper's name table is bounded: {@link
+   * Trims the lists nested in an untyped value and replaces the keys of its maps with pooled ones
+   * (small maps as {@link SmallMap}s) (the cache mapper's name table is bounded: {@link
    * CacheJsonFactory}).
    */
   static Object compactUntyped(Object value, StringPool pool) {
     if (value instanceof Map<?, ?> m) {
       if (m.isEmpty()) {
-        return Collections.emptyMap();
+        return value;
       }
       compactValues(m, pool);
       if (isPlain(m)) {
         return withPooledKeys(m, pool);
       }
     } else if (value instanceof List<?> l) {
-      if (l.isEmpty()) {
-        return Collections.emptyList();
-      }
       if (l instanceof ArrayList<?> a) {
         a.trimToSize();
         @SuppressWarnings("unchecked")

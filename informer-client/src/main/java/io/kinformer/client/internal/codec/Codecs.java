@@ -48,8 +48,8 @@ public final class Codecs {
 
   /**
    * The mapper of the informers' list and watch codecs: {@link #newMapper(StringPool)}, and decoded
-   * model objects are compacted ({@link CacheCompactor}: shared immutable empty collections, small
-   * array maps; read its class comment for what that changes). A realistic pod then retains about
+   * model objects are compacted ({@link CacheCompactor}: small array maps, trimmed lists; read its
+   * class comment for what that changes), and {@link #freezeForCache} then makes them read-only. A realistic pod then retains about
    * 4.7 KB instead of 16 KB. Only for objects that go into caches, which are shared and read-only
    * by contract; never for objects handed to a caller to modify.
    *
@@ -65,6 +65,14 @@ public final class Codecs {
     SimpleModule compactor = new SimpleModule("kinformer-cache-compactor");
     compactor.setDeserializerModifier(new CacheCompactor(pool));
     return builder(pool, true).addModule(compactor).build();
+  }
+
+  /**
+   * Readies an object for a cache after the informer's transform ({@link CacheFreezer}): every
+   * list and map in it becomes read-only, empty ones the shared immutable ones. Returns it.
+   */
+  public static <T> T freezeForCache(T obj) {
+    return CacheFreezer.freeze(obj);
   }
 
   /** {@link #newCacheMapper(StringPool)} with a pool of its own. */

@@ -2,7 +2,6 @@ package io.kinformer.client.internal.codec;
 
 import io.fabric8.kubernetes.api.model.FieldsV1;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -42,9 +41,9 @@ import tools.jackson.databind.type.LogicalType;
  * readerForUpdating}) returns a new object instead of merging (nothing in kinformer does that).
  *
  * <p>In the informers' cache mapper (with a pool) nested JSON objects are built straight into
- * the form {@link CacheCompactor} would turn Jackson's {@code LinkedHashMap}s into: the shared
- * empty map for {@code {}} (every leaf of a field set), a {@link SmallMap} for up to {@value
- * SmallMap#MAX_SIZE} entries, a {@code LinkedHashMap} beyond that, so no map is built twice.
+ * the form {@link CacheCompactor} would turn Jackson's {@code LinkedHashMap}s into: a {@link
+ * SmallMap} for up to {@value SmallMap#MAX_SIZE} entries ({@code {}}, every leaf of a field set,
+ * included; {@link CacheFreezer} later swaps those for the shared empty map), a {@code LinkedHashMap} beyond that, so no map is built twice.
  * Duplicate keys keep the first key's position and the last value, as a {@code LinkedHashMap}
  * does. Everything that is not a JSON object (strings, numbers, arrays, ...) is still read by the
  * untyped deserializer and compacted as before, so the result equals the plain mapper's.
@@ -145,14 +144,15 @@ final class FieldsV1Deserializer extends StdDeserializer<FieldsV1> {
 
   /**
    * Reads a JSON object, the parser on its opening brace, up to and including its closing brace,
-   * into the shared empty map, a {@link SmallMap} or (more than {@value SmallMap#MAX_SIZE}
+   * into a {@link SmallMap} (modifiable until {@link CacheFreezer} freezes it; an empty one costs
+   * less than a {@code LinkedHashMap}) or (more than {@value SmallMap#MAX_SIZE}
    * entries) a {@code LinkedHashMap}.
    */
   private Map<String, Object> compactObject(
       JsonParser p, DeserializationContext ctxt, ValueDeserializer<Object> values) {
     String name = p.nextName();
     if (name == null) {
-      return Collections.emptyMap();
+      return new SmallMap<>(NO_PAIRS, 0);
     }
     Object[] kv = new Object[8];
     int size = 0;
@@ -188,6 +188,8 @@ final class FieldsV1Deserializer extends StdDeserializer<FieldsV1> {
     }
     return new SmallMap<>(2 * size == kv.length ? kv : Arrays.copyOf(kv, 2 * size), size);
   }
+
+  private static final Object[] NO_PAIRS = {};
 
   private static int indexOf(Object[] kv, int size, String name) {
     for (int i = 0; i < size; i++) {

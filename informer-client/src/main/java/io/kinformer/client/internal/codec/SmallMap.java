@@ -4,6 +4,8 @@ import java.io.Serializable;
 import java.util.AbstractMap;
 import java.util.AbstractSet;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.ConcurrentModificationException;
 import java.util.Iterator;
 import java.util.Map;
@@ -12,6 +14,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -21,11 +24,14 @@ import org.jspecify.annotations.Nullable;
  * n entries costs 56 bytes, a table of at least 16 slots (80 bytes) and 40 bytes per entry; this
  * costs 16 bytes plus 16 + 8n.
  *
- * <p>It is a complete, modifiable {@link Map} (null keys and values allowed), ordered like the
- * {@code LinkedHashMap} it replaces, with {@link AbstractMap}'s {@code equals}, {@code hashCode}
- * and {@code toString}, so users see no difference but speed: lookups scan the keys, which for at
- * most {@value #MAX_SIZE} keys is as fast as hashing. Entries handed out by {@link #entrySet()}
- * write through until the next structural change.
+ * <p>It is a complete {@link Map} (null keys and values allowed), ordered like the {@code
+ * LinkedHashMap} it replaces, with {@link AbstractMap}'s {@code equals}, {@code hashCode} and
+ * {@code toString}: lookups scan the keys, which for at most {@value #MAX_SIZE} keys is as fast as
+ * hashing. It is modifiable until {@link #freeze()}, as decoded objects are while the informer's
+ * transform runs; entries handed out by {@link #entrySet()} write through until the next
+ * structural change. Once frozen (cached), every method that could change it throws {@link
+ * UnsupportedOperationException}, whether or not the call would change anything, as the JDK's
+ * immutable maps do.
  *
  * <p>Thread safety: not thread-safe, like {@code LinkedHashMap}; cached objects are only read.
  */
@@ -39,7 +45,11 @@ final class SmallMap<K, V> extends AbstractMap<K, V> implements Serializable {
 
   private Object[] kv;
   private int size;
-  private transient int modCount;
+
+  /** Structural changes so far (never negative), or {@link #FROZEN}. */
+  private int modCount;
+
+  private static final int FROZEN = -1;
 
   /** A copy of {@code source}, in its iteration order. */
   SmallMap(Map<? extends K, ? extends V> source) {
@@ -63,6 +73,27 @@ final class SmallMap<K, V> extends AbstractMap<K, V> implements Serializable {
     }
     this.kv = size == 0 ? EMPTY : kv;
     this.size = size;
+  }
+
+  /** Makes this map read-only for good. Idempotent. */
+  void freeze() {
+    modCount = FROZEN;
+  }
+
+  /** Whether {@link #freeze()} was called. */
+  boolean isFrozen() {
+    return modCount == FROZEN;
+  }
+
+  private void requireModifiable() {
+    if (modCount == FROZEN) {
+      throw new UnsupportedOperationException(
+          "a cached object's maps are read-only: copy the object before changing it");
+    }
+  }
+
+  private void modified() {
+    modCount = (modCount + 1) & Integer.MAX_VALUE;
   }
 
   private int indexOf(@Nullable Object key) {
@@ -99,6 +130,7 @@ final class SmallMap<K, V> extends AbstractMap<K, V> implements Serializable {
   @Override
   @SuppressWarnings("unchecked")
   public @Nullable V put(K key, V value) {
+    requireModifiable();
     int i = indexOf(key);
     if (i >= 0) {
       V old = (V) kv[2 * i + 1];
@@ -111,13 +143,14 @@ final class SmallMap<K, V> extends AbstractMap<K, V> implements Serializable {
     kv[2 * size] = key;
     kv[2 * size + 1] = value;
     size++;
-    modCount++;
+    modified();
     return null;
   }
 
   @Override
   @SuppressWarnings("unchecked")
   public @Nullable V remove(@Nullable Object key) {
+    requireModifiable();
     int i = indexOf(key);
     if (i < 0) {
       return null;
@@ -128,18 +161,20 @@ final class SmallMap<K, V> extends AbstractMap<K, V> implements Serializable {
   }
 
   private void removeAt(int i) {
+    requireModifiable();
     System.arraycopy(kv, 2 * i + 2, kv, 2 * i, 2 * (size - i - 1));
     size--;
     kv[2 * size] = null;
     kv[2 * size + 1] = null;
-    modCount++;
+    modified();
   }
 
   @Override
   public void clear() {
+    requireModifiable();
     Arrays.fill(kv, 0, 2 * size, null);
     size = 0;
-    modCount++;
+    modified();
   }
 
   @Override
@@ -157,6 +192,7 @@ final class SmallMap<K, V> extends AbstractMap<K, V> implements Serializable {
   @Override
   @SuppressWarnings("unchecked")
   public void replaceAll(BiFunction<? super K, ? super V, ? extends V> function) {
+    requireModifiable();
     int expected = modCount;
     for (int i = 0; i < size; i++) {
       kv[2 * i + 1] = function.apply((K) kv[2 * i], (V) kv[2 * i + 1]);
@@ -167,7 +203,80 @@ final class SmallMap<K, V> extends AbstractMap<K, V> implements Serializable {
   }
 
   @Override
+  public void putAll(Map<? extends K, ? extends V> m) {
+    requireModifiable();
+    super.putAll(m);
+  }
+
+  @Override
+  public @Nullable V putIfAbsent(K key, V value) {
+    requireModifiable();
+    return super.putIfAbsent(key, value);
+  }
+
+  @Override
+  public boolean remove(@Nullable Object key, @Nullable Object value) {
+    requireModifiable();
+    return super.remove(key, value);
+  }
+
+  @Override
+  public boolean replace(K key, V oldValue, V newValue) {
+    requireModifiable();
+    return super.replace(key, oldValue, newValue);
+  }
+
+  @Override
+  public @Nullable V replace(K key, V value) {
+    requireModifiable();
+    return super.replace(key, value);
+  }
+
+  @Override
+  public @Nullable V computeIfAbsent(K key, Function<? super K, ? extends V> mappingFunction) {
+    requireModifiable();
+    return super.computeIfAbsent(key, mappingFunction);
+  }
+
+  @Override
+  public @Nullable V computeIfPresent(
+      K key, BiFunction<? super K, ? super V, ? extends @Nullable V> remappingFunction) {
+    requireModifiable();
+    return super.computeIfPresent(key, remappingFunction);
+  }
+
+  @Override
+  public @Nullable V compute(
+      K key, BiFunction<? super K, ? super @Nullable V, ? extends @Nullable V> remappingFunction) {
+    requireModifiable();
+    return super.compute(key, remappingFunction);
+  }
+
+  @Override
+  public @Nullable V merge(
+      K key, V value, BiFunction<? super V, ? super V, ? extends @Nullable V> remappingFunction) {
+    requireModifiable();
+    return super.merge(key, value, remappingFunction);
+  }
+
+  /** Once frozen, read-only views: their removals throw even when nothing matches. */
+  @Override
   public Set<Map.Entry<K, V>> entrySet() {
+    Set<Map.Entry<K, V>> entries = entries();
+    return isFrozen() ? Collections.unmodifiableSet(entries) : entries;
+  }
+
+  @Override
+  public Set<K> keySet() {
+    return isFrozen() ? Collections.unmodifiableSet(super.keySet()) : super.keySet();
+  }
+
+  @Override
+  public Collection<V> values() {
+    return isFrozen() ? Collections.unmodifiableCollection(super.values()) : super.values();
+  }
+
+  private Set<Map.Entry<K, V>> entries() {
     return new AbstractSet<>() {
       @Override
       public Iterator<Map.Entry<K, V>> iterator() {
@@ -218,6 +327,7 @@ final class SmallMap<K, V> extends AbstractMap<K, V> implements Serializable {
       public void clear() {
         SmallMap.this.clear();
       }
+
     };
   }
 
@@ -243,6 +353,7 @@ final class SmallMap<K, V> extends AbstractMap<K, V> implements Serializable {
 
     @Override
     public V setValue(V value) {
+      requireModifiable();
       V old = getValue();
       kv[2 * index + 1] = value;
       return old;

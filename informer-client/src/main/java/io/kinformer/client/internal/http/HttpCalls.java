@@ -117,8 +117,8 @@ public final class HttpCalls {
 
   /**
    * These calls with the mapper for objects that go into informer caches ({@link
-   * Codecs#newCacheMapper}: lighter, with shared immutable empty collections), sharing everything
-   * else.
+   * Codecs#newCacheMapper}: lighter; {@link Codecs#freezeForCache} makes them read-only after the
+   * informer's transform), sharing everything else.
    */
   public HttpCalls forCache() {
     return forCache;

@@ -11,6 +11,7 @@ import io.kinformer.cache.WatchEvent;
 import io.kinformer.cache.WatchEventType;
 import io.kinformer.client.ResourceType;
 import io.kinformer.client.internal.codec.CodecTailStream;
+import io.kinformer.client.internal.codec.Codecs;
 import io.kinformer.client.internal.codec.UndecodableObjects;
 import io.kinformer.client.internal.codec.WatchCodec;
 import java.time.Duration;
@@ -105,6 +106,16 @@ public final class HttpListerWatcher<T extends HasMetadata> implements ListerWat
   @Override
   public boolean supportsWatchList() {
     return true;
+  }
+
+  /**
+   * Makes every list and map of {@code obj} read-only, empty ones the shared immutable ones ({@link
+   * Codecs#freezeForCache}): the informer calls it after its transform, which therefore sees the
+   * modifiable collections decoding built.
+   */
+  @Override
+  public T prepareForCache(T obj) {
+    return Codecs.freezeForCache(obj);
   }
 
   @Override

@@ -23,7 +23,6 @@ import java.lang.reflect.Field;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -103,15 +102,15 @@ class CacheCompactorTest {
     JsonMapper mapper = Codecs.newCacheMapper();
     String json = podJson();
 
-    Pod a = mapper.readValue(json, Pod.class);
-    Pod b = mapper.readValue(json, Pod.class);
+    Pod a = Codecs.freezeForCache(mapper.readValue(json, Pod.class));
+    Pod b = Codecs.freezeForCache(mapper.readValue(json, Pod.class));
 
     Quantity qa = limits(a).get("cpu");
     Quantity qb = limits(b).get("cpu");
     assertThat(qa).isEqualTo(new Quantity("500m"));
     assertThat(qb.getAmount()).isSameAs(qa.getAmount());
     assertThat(qb.getFormat()).isSameAs(qa.getFormat());
-    assertThat(qa.getAdditionalProperties()).isSameAs(Collections.emptyMap());
+    assertThat(qa.getAdditionalProperties()).isSameAs(CacheFreezer.EMPTY_MAP);
     assertThat(a.getMetadata().getLabels()).containsEntry("app", "web");
   }
 

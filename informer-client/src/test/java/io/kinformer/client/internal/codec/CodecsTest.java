@@ -13,7 +13,6 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodIP;
 import io.fabric8.kubernetes.api.model.Status;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -150,20 +149,20 @@ class CodecsTest {
   }
 
   @Test
-  void newCacheMapper_emptyCollections_areTheSharedImmutableEmpties() {
-    Pod pod = Codecs.newCacheMapper().readValue(realisticPod(), Pod.class);
+  void newCacheMapper_emptyCollections_becomeTheSharedImmutableEmptiesWhenFrozen() {
+    Pod pod = Codecs.freezeForCache(Codecs.newCacheMapper().readValue(realisticPod(), Pod.class));
 
-    assertThat(pod.getAdditionalProperties()).isSameAs(Collections.emptyMap());
-    assertThat(pod.getMetadata().getAdditionalProperties()).isSameAs(Collections.emptyMap());
-    assertThat(pod.getSpec().getTolerations()).isSameAs(Collections.emptyList());
+    assertThat(pod.getAdditionalProperties()).isSameAs(CacheFreezer.EMPTY_MAP);
+    assertThat(pod.getMetadata().getAdditionalProperties()).isSameAs(CacheFreezer.EMPTY_MAP);
+    assertThat(pod.getSpec().getTolerations()).isSameAs(List.of());
     FieldsV1 fields = pod.getMetadata().getManagedFields().get(0).getFieldsV1();
     Map<?, ?> metadataFields = (Map<?, ?>) fields.getAdditionalProperties().get("f:metadata");
     Map<?, ?> labelFields = (Map<?, ?>) metadataFields.get("f:labels");
-    assertThat(labelFields.get("f:app")).isSameAs(Collections.emptyMap());
-    // Removing from or clearing an empty collection still does nothing; adding throws.
-    pod.getSpec().getTolerations().remove(null);
-    pod.getMetadata().getAdditionalProperties().clear();
-    assertThatThrownBy(() -> pod.getSpec().getTolerations().add(null))
+    assertThat(labelFields.get("f:app")).isSameAs(CacheFreezer.EMPTY_MAP);
+    // Every change throws, even one that would change nothing.
+    assertThatThrownBy(() -> pod.getSpec().getTolerations().remove(null))
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> pod.getMetadata().getAdditionalProperties().clear())
         .isInstanceOf(UnsupportedOperationException.class);
   }
 

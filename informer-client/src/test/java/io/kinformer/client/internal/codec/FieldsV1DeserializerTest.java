@@ -163,8 +163,10 @@ class FieldsV1DeserializerTest {
   void deserialize_cacheMapper_compactsAsBefore(Case c) {
     String json = entry(c.fieldsV1());
     assertSameShape(
-        Codecs.newCacheMapper().readValue(json, ManagedFieldsEntry.class).getFieldsV1(),
-        COMPACTED_PLAIN.readValue(json, ManagedFieldsEntry.class).getFieldsV1());
+        Codecs.freezeForCache(Codecs.newCacheMapper().readValue(json, ManagedFieldsEntry.class))
+            .getFieldsV1(),
+        Codecs.freezeForCache(COMPACTED_PLAIN.readValue(json, ManagedFieldsEntry.class))
+            .getFieldsV1());
   }
 
   @Test
@@ -174,8 +176,8 @@ class FieldsV1DeserializerTest {
     for (String file : List.of("list-generated-realistic-pods.json",
         "list-01-full-pod-page.json")) {
       for (JsonNode item : PLAIN.readTree(CodecTranscripts.read(file)).get("items")) {
-        Pod actual = cache.readValue(item.toString(), Pod.class);
-        Pod before = COMPACTED_PLAIN.readValue(item.toString(), Pod.class);
+        Pod actual = Codecs.freezeForCache(cache.readValue(item.toString(), Pod.class));
+        Pod before = Codecs.freezeForCache(COMPACTED_PLAIN.readValue(item.toString(), Pod.class));
         assertThat(actual).isEqualTo(PLAIN.readValue(item.toString(), Pod.class));
         List<ManagedFieldsEntry> entries = actual.getMetadata().getManagedFields();
         for (int i = 0; i < entries.size(); i++) {
@@ -191,14 +193,20 @@ class FieldsV1DeserializerTest {
   }
 
   @Test
-  void deserialize_cacheMapper_leavesAreTheSharedEmptyMap() {
+  void deserialize_cacheMapper_leavesAreModifiable_untilFrozenIntoTheSharedEmptyMap() {
     FieldsV1 fields = Codecs.newCacheMapper().readValue(
         "{\"f:metadata\":{\"f:labels\":{\"f:app\":{}}},\"f:spec\":{}}", FieldsV1.class);
 
+    @SuppressWarnings("unchecked")
+    Map<String, Object> spec = (Map<String, Object>) fields.getAdditionalProperties().get("f:spec");
+    spec.put("f:replicas", new java.util.LinkedHashMap<>());
+    assertThat(spec).containsOnlyKeys("f:replicas");
+    spec.clear();
+
+    Codecs.freezeForCache(fields);
     Map<?, ?> metadata = (Map<?, ?>) fields.getAdditionalProperties().get("f:metadata");
-    assertThat(((Map<?, ?>) metadata.get("f:labels")).get("f:app"))
-        .isSameAs(Collections.emptyMap());
-    assertThat(fields.getAdditionalProperties().get("f:spec")).isSameAs(Collections.emptyMap());
+    assertThat(((Map<?, ?>) metadata.get("f:labels")).get("f:app")).isSameAs(CacheFreezer.EMPTY_MAP);
+    assertThat(fields.getAdditionalProperties().get("f:spec")).isSameAs(CacheFreezer.EMPTY_MAP);
   }
 
   @Test
@@ -384,14 +392,14 @@ class FieldsV1DeserializerTest {
           f.getAdditionalProperties(), path);
     } else if (expected instanceof Map<?, ?> m) {
       Map<?, ?> a = (Map<?, ?>) actual;
-      if (m == Collections.emptyMap()) {
+      if (m == Collections.emptyMap() || m == CacheFreezer.EMPTY_MAP) {
         assertThat(a).as(path).isSameAs(m);
       }
       assertThat(new ArrayList<>(a.keySet())).as(path).isEqualTo(new ArrayList<>(m.keySet()));
       m.forEach((k, v) -> assertSameShape(a.get(k), v, path + "." + k));
     } else if (expected instanceof List<?> l) {
       List<?> a = (List<?>) actual;
-      if (l == Collections.emptyList()) {
+      if (l == Collections.emptyList() || l == List.of()) {
         assertThat(a).as(path).isSameAs(l);
       }
       assertThat(a).as(path).hasSameSizeAs(l);
