@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.UnaryOperator;
+import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -84,7 +85,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   private final @Nullable InformerMetricsProvider metricsProvider;
   private final InformerMetricsProvider.@Nullable InformerId metricsId;
   private final Clock clock;
-  private final SharedIndexInformer.Builder<T> config;
+  private final InformerSettings<T> config;
   private final Executor deliveryExecutor;
   private final Executor processingExecutor;
   private final @Nullable ExecutorService ownedDeliveryExecutor;
@@ -121,13 +122,13 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
   /** The listeners the first close() stopped and may still be waiting for. */
   private volatile List<ProcessorListener<T>> closingListeners = List.of();
 
-  DefaultSharedIndexInformer(SharedIndexInformer.Builder<T> b) {
-    this.listerWatcher = b.listerWatcher;
+  DefaultSharedIndexInformer(InformerSettings<T> b) {
+    this.listerWatcher = b.listerWatcher();
     this.config = b;
-    this.clock = b.clock;
+    this.clock = b.clock();
     Map<String, IndexFunc<T>> indices = new HashMap<>();
     indices.put(Indexers.NAMESPACE, Indexers.namespaceIndexFunc());
-    b.indexers.forEach(
+    b.indexers().forEach(
         (k, v) -> {
           if (indices.putIfAbsent(k, v) != null) {
             throw new IllegalArgumentException("index " + k + " is built in");
@@ -135,24 +136,25 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
         });
     this.indexer = new ThreadSafeIndexer<>(Keys::metaNamespaceKey, indices);
     this.view = new ReadOnlyView<>(indexer);
-    this.metricsProvider = b.metricsProvider;
-    this.metricsId = b.metricsId;
+    this.metricsProvider = b.metricsProvider();
+    this.metricsId = b.metricsId();
     if (metricsProvider != null && metricsId != null) {
       InformerNames.reserve(metricsId.name());
       indexer.resourceVersionGauge(metricsProvider.newStoreResourceVersionMetric(metricsId));
     }
     // Taken once nothing below can fail, and given back by close().
-    this.name = InformerNames.takeUnique(b.name);
-    if (!name.equals(b.name)) {
+    this.name = InformerNames.takeUnique(b.name());
+    if (!name.equals(b.name())) {
       log.info(
           "informer={}: another informer of this process is named {}; this one logs as {}",
-          name, b.name, name);
+          name, b.name(), name);
     }
     this.deltas = new DeltaProcessor<>(name, indexer, blockDeltas, new Distributor());
-    this.resyncCheckPeriod = b.defaultResync;
-    this.defaultEventHandlerResyncPeriod = b.defaultResync;
-    if (b.deliveryExecutor != null) {
-      this.deliveryExecutor = b.deliveryExecutor;
+    this.resyncCheckPeriod = b.defaultResync();
+    this.defaultEventHandlerResyncPeriod = b.defaultResync();
+    Executor givenDelivery = b.deliveryExecutor();
+    if (givenDelivery != null) {
+      this.deliveryExecutor = givenDelivery;
       this.ownedDeliveryExecutor = null;
     } else {
       ExecutorService own =
@@ -160,8 +162,8 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
       this.deliveryExecutor = own;
       this.ownedDeliveryExecutor = own;
     }
-    this.processingExecutor =
-        b.processingExecutor != null ? b.processingExecutor : this.deliveryExecutor;
+    Executor givenProcessing = b.processingExecutor();
+    this.processingExecutor = givenProcessing != null ? givenProcessing : this.deliveryExecutor;
   }
 
   /**
@@ -255,7 +257,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
               clock.nanoTime(),
               deliveryExecutor,
               clock,
-              config.scheduler,
+              config.scheduler(),
               this::hasSynced,
               processor);
       if (!started) {
@@ -448,7 +450,7 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
           Controller.Config.builder(name, f, listerWatcher, deltas::process)
               .processBatch(deltas::processBatch)
               .clock(clock)
-              .scheduler(config.scheduler)
+              .scheduler(config.scheduler())
               .executor(processingExecutor)
               .reflectorOptions(rb -> configureReflector(rb, errorHandler));
       if (!resyncCheckPeriod.isZero()) {
@@ -479,31 +481,34 @@ final class DefaultSharedIndexInformer<T extends HasMetadata> implements SharedI
 
   private Reflector.Builder<T> configureReflector(
       Reflector.Builder<T> rb, @Nullable WatchErrorHandler errorHandler) {
-    rb.streamingList(config.streamingList)
-        .minWatchTimeout(config.minWatchTimeout)
-        .maxInternalErrorRetryDuration(config.maxInternalErrorRetryDuration)
-        .rewatchOnWatchError(config.rewatchOnWatchError)
+    rb.streamingList(config.streamingList())
+        .minWatchTimeout(config.minWatchTimeout())
+        .maxInternalErrorRetryDuration(config.maxInternalErrorRetryDuration())
+        .rewatchOnWatchError(config.rewatchOnWatchError())
         .watchErrorHandler(errorHandler);
     if (metricsProvider != null && metricsId != null) {
       rb.metrics(metricsProvider.newReflectorMetrics(metricsId));
     }
-    if (config.pageSize >= 0) {
-      rb.pageSize(config.pageSize);
+    if (config.pageSize() >= 0) {
+      rb.pageSize(config.pageSize());
     }
-    if (config.expectedApiVersion != null && config.expectedKind != null) {
-      rb.expectedKind(config.expectedApiVersion, config.expectedKind);
+    @Nullable String apiVersion = config.expectedApiVersion();
+    @Nullable String kind = config.expectedKind();
+    if (apiVersion != null && kind != null) {
+      rb.expectedKind(apiVersion, kind);
     }
-    if (config.random != null) {
-      rb.random(config.random);
+    RandomGenerator random = config.random();
+    if (random != null) {
+      rb.random(random);
     }
-    if (config.backoff != null) {
-      rb.backoff(config.backoff);
+    rb.backoff(config.backoff());
+    ThreadFactory threadFactory = config.threadFactory();
+    if (threadFactory != null) {
+      rb.threadFactory(threadFactory);
     }
-    if (config.threadFactory != null) {
-      rb.threadFactory(config.threadFactory);
-    }
-    if (config.reflectorExecutor != null) {
-      rb.executor(config.reflectorExecutor);
+    Executor reflectorExecutor = config.reflectorExecutor();
+    if (reflectorExecutor != null) {
+      rb.executor(reflectorExecutor);
     }
     return rb;
   }

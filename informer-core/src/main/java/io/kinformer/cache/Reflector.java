@@ -13,6 +13,7 @@ import io.kinformer.cache.ReflectorState.Watching;
 import io.kinformer.time.Backoff;
 import io.kinformer.time.Cancellable;
 import io.kinformer.time.Clock;
+import io.kinformer.time.Randoms;
 import io.kinformer.time.Scheduler;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -289,12 +290,8 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     this.shouldResync = b.shouldResync;
     this.clock = b.clock;
     this.scheduler = b.scheduler;
-    this.random = b.random != null ? b.random : new Random();
-    this.backoff =
-        b.backoff != null
-            ? b.backoff
-            : (b.backoffPolicy != null ? b.backoffPolicy : Backoff.Policy.clientGoDefault())
-                .newBackoff(clock, random);
+    this.random = Randoms.independent(b.random);
+    this.backoff = b.backoffPolicy.newBackoff(clock, random);
     this.maxInternalErrorRetryDuration = b.maxInternalErrorRetryDuration;
     this.rewatchOnWatchError = b.rewatchOnWatchError;
     this.expectedApiVersion = b.expectedApiVersion;
@@ -1591,8 +1588,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     private Clock clock = Clock.system();
     private Scheduler scheduler = Scheduler.system();
     private @Nullable RandomGenerator random;
-    private @Nullable Backoff backoff;
-    private Backoff.@Nullable Policy backoffPolicy;
+    private Backoff.Policy backoffPolicy = Backoff.Policy.clientGoDefault();
     private Duration maxInternalErrorRetryDuration = Duration.ZERO;
     private boolean rewatchOnWatchError;
     private @Nullable String expectedApiVersion;
@@ -1677,26 +1673,24 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
       return this;
     }
 
-    /** Randomness for watch timeouts and jitter. Default a new {@link Random}. */
+    /**
+     * Seeds the randomness for watch timeouts and jitter: each reflector built here gets a
+     * generator of its own, split from or seeded by {@code random} at {@link #build()} (see {@link
+     * Randoms#independent}), so that reflectors built from one builder share none. Default a new
+     * {@link Random} for each reflector.
+     */
     public Builder<T> random(RandomGenerator random) {
       this.random = Objects.requireNonNull(random, "random");
       return this;
     }
 
     /**
-     * The backoff between cycles and before 429 retries, this reflector's own: build one reflector
-     * with it (two would share its sequence). Default {@link Backoff#clientGoDefault}.
+     * The backoff between cycles and before 429 retries: each reflector built here makes its own
+     * from {@code policy} (on its clock and random), so that reflectors built from one builder
+     * share no backoff sequence. Default {@link Backoff.Policy#clientGoDefault}.
      */
-    public Builder<T> backoff(Backoff backoff) {
-      this.backoff = Objects.requireNonNull(backoff, "backoff");
-      this.backoffPolicy = null;
-      return this;
-    }
-
-    /** Makes each reflector built here its backoff with {@code policy} (see {@link #backoff}). */
     public Builder<T> backoff(Backoff.Policy policy) {
       this.backoffPolicy = Objects.requireNonNull(policy, "policy");
-      this.backoff = null;
       return this;
     }
 

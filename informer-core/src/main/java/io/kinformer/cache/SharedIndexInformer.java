@@ -3,6 +3,7 @@ package io.kinformer.cache;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.kinformer.time.Backoff;
 import io.kinformer.time.Clock;
+import io.kinformer.time.Randoms;
 import io.kinformer.time.Scheduler;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -270,7 +271,7 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
     Clock clock = Clock.system();
     Scheduler scheduler = Scheduler.system();
     @Nullable RandomGenerator random;
-    Backoff.@Nullable Policy backoff;
+    Backoff.Policy backoff = Backoff.Policy.clientGoDefault();
     @Nullable Executor deliveryExecutor;
     @Nullable Executor processingExecutor;
     @Nullable Executor reflectorExecutor;
@@ -323,7 +324,11 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
       return this;
     }
 
-    /** Randomness for watch timeouts and backoff jitter. */
+    /**
+     * Seeds the randomness for watch timeouts and backoff jitter: each informer built here gets a
+     * generator of its own, split from or seeded by {@code random} at {@link #build()}, so that
+     * informers built from one builder share none. Default a new one for each informer.
+     */
     public Builder<T> random(RandomGenerator random) {
       this.random = Objects.requireNonNull(random, "random");
       return this;
@@ -467,13 +472,36 @@ public interface SharedIndexInformer<T extends HasMetadata> extends AutoCloseabl
     }
 
     /**
-     * Builds the informer; nothing starts until {@link SharedIndexInformer#start()}.
+     * Builds the informer from a copy of this builder's settings (changing the builder afterwards
+     * does not change it); nothing starts until {@link SharedIndexInformer#start()}.
      *
      * @throws IllegalStateException if {@link #metrics} names an informer whose name another live
      *     informer with metrics uses
      */
     public SharedIndexInformer<T> build() {
-      return new DefaultSharedIndexInformer<>(this);
+      return new DefaultSharedIndexInformer<>(
+          new InformerSettings<>(
+              name,
+              listerWatcher,
+              defaultResync,
+              indexers,
+              clock,
+              scheduler,
+              random == null ? null : Randoms.independent(random),
+              backoff,
+              deliveryExecutor,
+              processingExecutor,
+              reflectorExecutor,
+              metricsProvider,
+              metricsId,
+              threadFactory,
+              pageSize,
+              streamingList,
+              minWatchTimeout,
+              expectedApiVersion,
+              expectedKind,
+              maxInternalErrorRetryDuration,
+              rewatchOnWatchError));
     }
   }
 }

@@ -117,9 +117,10 @@ class ReflectorClientGoTest {
     };
   }
 
-  private static Backoff exponential(
+  private static Backoff.Policy exponential(
       FakeClock clock, Duration initial, Duration max, double jitter, Duration resetAfter) {
-    return Backoff.exponential(initial, max, 2.0, jitter, resetAfter, clock, new Random(3));
+    return (c, r) ->
+        Backoff.exponential(initial, max, 2.0, jitter, resetAfter, clock, new Random(3));
   }
 
   /** Runs one cycle; returns what ended it, or null if it returned (the reflector was closed). */
@@ -648,7 +649,7 @@ class ReflectorClientGoTest {
     CountingBackoff backoff = new CountingBackoff();
     script.cannotStream().list("1")
         .watchFails(TOO_MANY_REFUSAL).watch(error(TOO_MANY_EVENT)).watch();
-    Reflector<Pod> r = build(builder().backoff(backoff));
+    Reflector<Pod> r = build(builder().backoff((clk, rnd) -> backoff));
 
     List<ReflectorState> states = stepCycle(r);
 
@@ -669,7 +670,7 @@ class ReflectorClientGoTest {
       script.watchFails(TOO_MANY_REFUSAL);
     }
     script.watch();
-    Reflector<Pod> r = build(builder().backoff(backoff));
+    Reflector<Pod> r = build(builder().backoff((clk, rnd) -> backoff));
 
     stepCycle(r);
 
@@ -701,7 +702,7 @@ class ReflectorClientGoTest {
       clock.advance(Duration.ofSeconds(1));
     });
     Reflector<Pod> r =
-        build(builder().backoff(new CountingBackoff())
+        build(builder().backoff((clk, rnd) -> new CountingBackoff())
             .maxInternalErrorRetryDuration(tc.max()));
 
     ReflectorException e = cycle(r);

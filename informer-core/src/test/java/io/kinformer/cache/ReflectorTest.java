@@ -64,8 +64,8 @@ class ReflectorTest {
         .watchErrorHandler(reported::add);
   }
 
-  private static Backoff unjittered(FakeClock clock) {
-    return Backoff.exponential(
+  private static Backoff.Policy unjittered(FakeClock clock) {
+    return (c, r) -> Backoff.exponential(
         Duration.ofMillis(800), Duration.ofSeconds(30), 2.0, 0.0, Duration.ofMinutes(2), clock,
         new Random(1));
   }

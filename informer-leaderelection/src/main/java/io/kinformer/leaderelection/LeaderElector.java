@@ -2,12 +2,12 @@ package io.kinformer.leaderelection;
 
 import io.kinformer.time.Cancellable;
 import io.kinformer.time.Clock;
+import io.kinformer.time.Randoms;
 import io.kinformer.time.Scheduler;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -141,7 +141,7 @@ public final class LeaderElector implements AutoCloseable {
     this.config = b.config;
     this.clock = b.clock;
     this.scheduler = b.scheduler;
-    this.random = b.random;
+    this.random = Randoms.independent(b.random);
     this.givenExecutor = b.executor;
     this.givenCallbackExecutor = b.callbackExecutor;
     this.description = leaseLock.describe();
@@ -530,7 +530,7 @@ public final class LeaderElector implements AutoCloseable {
     private LeaderElectionConfig config = LeaderElectionConfig.defaults();
     private Clock clock = Clock.system();
     private Scheduler scheduler = Scheduler.system();
-    private RandomGenerator random = new SplittableRandom();
+    private @Nullable RandomGenerator random;
     private @Nullable Executor executor;
     private @Nullable Executor callbackExecutor;
 
@@ -563,7 +563,10 @@ public final class LeaderElector implements AutoCloseable {
       return this;
     }
 
-    /** The source of the retry jitter. */
+    /**
+     * Seeds the retry jitter: each elector built here gets a generator of its own, split from or
+     * seeded by {@code random} at {@link #build()}. Default a new one for each.
+     */
     public Builder random(RandomGenerator random) {
       this.random = Objects.requireNonNull(random, "random");
       return this;

@@ -7,6 +7,7 @@ import io.kinformer.client.KubeClient;
 import io.kinformer.client.ResourceClient;
 import io.kinformer.time.Cancellable;
 import io.kinformer.time.Clock;
+import io.kinformer.time.Randoms;
 import io.kinformer.time.Scheduler;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -153,7 +153,7 @@ public final class ShardCoordinator implements AutoCloseable {
     this.config = b.config;
     this.clock = b.clock;
     this.scheduler = b.scheduler;
-    this.random = b.random;
+    this.random = Randoms.independent(b.random);
     this.givenExecutor = b.executor;
     this.givenCallbackExecutor = b.callbackExecutor;
     this.leases = b.client.resources(Lease.class).inNamespace(namespace)
@@ -640,7 +640,7 @@ public final class ShardCoordinator implements AutoCloseable {
     private LeaderElectionConfig config = LeaderElectionConfig.defaults();
     private Clock clock = Clock.system();
     private Scheduler scheduler = Scheduler.system();
-    private RandomGenerator random = new SplittableRandom();
+    private @Nullable RandomGenerator random;
     private @Nullable Executor executor;
     private @Nullable Executor callbackExecutor;
 
@@ -690,7 +690,10 @@ public final class ShardCoordinator implements AutoCloseable {
       return this;
     }
 
-    /** The source of the retry jitter. */
+    /**
+     * Seeds the retry jitter: each coordinator built here gets a generator of its own, split from or
+     * seeded by {@code random} at {@link #build()}. Default a new one for each.
+     */
     public Builder random(RandomGenerator random) {
       this.random = Objects.requireNonNull(random, "random");
       return this;

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -307,18 +308,28 @@ class LeaderElectorTest {
         .isLessThan(Duration.ofMillis(4400)).isGreaterThan(Duration.ofMillis(4399));
   }
 
-  private LeaderElector electorWithRandom(double value) {
-    RandomGenerator constant = new RandomGenerator() {
-      @Override
-      public long nextLong() {
-        throw new UnsupportedOperationException();
-      }
+  @Test
+  void electorsOfOneBuilder_jitterWithGeneratorsOfTheirOwn() {
+    Duration period = Duration.ofSeconds(2);
+    LeaderElector.Builder shared = quietBuilder().random(new Random(7));
+    LeaderElector first = shared.build();
+    LeaderElector second = shared.build();
+    LeaderElector alone = quietBuilder().random(new Random(7)).build();
 
-      @Override
-      public double nextDouble() {
-        return value;
-      }
-    };
+    for (int i = 0; i < 5; i++) {
+      second.jittered(period);
+    }
+    List<Duration> firstJitters = new ArrayList<>();
+    List<Duration> aloneJitters = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      firstJitters.add(first.jittered(period));
+      aloneJitters.add(alone.jittered(period));
+    }
+
+    assertThat(firstJitters).isEqualTo(aloneJitters).doesNotHaveDuplicates();
+  }
+
+  private LeaderElector.Builder quietBuilder() {
     return LeaderElector.builder(LeaseLock.create(client, "default", lease, "a"),
         new LeaderCallbacks() {
           @Override
@@ -326,7 +337,58 @@ class LeaderElectorTest {
 
           @Override
           public void onStoppedLeading() {}
-        }).random(constant).build();
+        });
+  }
+
+  /**
+   * A splittable generator whose every split draws {@code value}: the elector jitters with a
+   * split of the builder's generator, its own.
+   */
+  private record ConstantRandom(double value) implements RandomGenerator.SplittableGenerator {
+    @Override
+    public long nextLong() {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public double nextDouble() {
+      return value;
+    }
+
+    @Override
+    public SplittableGenerator split() {
+      return new ConstantRandom(value);
+    }
+
+    @Override
+    public SplittableGenerator split(SplittableGenerator source) {
+      return split();
+    }
+
+    @Override
+    public Stream<SplittableGenerator> splits(long streamSize) {
+      return splits().limit(streamSize);
+    }
+
+    @Override
+    public Stream<SplittableGenerator> splits(SplittableGenerator source) {
+      return splits();
+    }
+
+    @Override
+    public Stream<SplittableGenerator> splits() {
+      return Stream.generate(this::split);
+    }
+
+    @Override
+    public Stream<SplittableGenerator> splits(
+        long streamSize, SplittableGenerator source) {
+      return splits(streamSize);
+    }
+  }
+
+  private LeaderElector electorWithRandom(double value) {
+    return quietBuilder().random(new ConstantRandom(value)).build();
   }
 
   @Test
