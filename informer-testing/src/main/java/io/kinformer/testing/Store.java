@@ -60,7 +60,21 @@ final class Store {
   /** One change: what watchers are told, and the state it replaced (null for a creation). */
   record Event(WatchEventType type, StoredObject object, @Nullable StoredObject prev) {}
 
+  private final int maxObjectBytes;
+
   Store(int historyLimit, long initialRv) {
+    this(historyLimit, initialRv, Integer.MAX_VALUE);
+  }
+
+  /**
+   * A store refusing objects whose stored encoding is over {@code maxObjectBytes}, as etcd
+   * refuses requests over its limit.
+   */
+  Store(int historyLimit, long initialRv, int maxObjectBytes) {
+    if (maxObjectBytes < 1) {
+      throw new IllegalArgumentException("maxObjectBytes must be positive: " + maxObjectBytes);
+    }
+    this.maxObjectBytes = maxObjectBytes;
     if (historyLimit < 1) {
       throw new IllegalArgumentException("historyLimit must be positive: " + historyLimit);
     }
@@ -131,7 +145,13 @@ final class Store {
 
     /** Stores {@code tree} (whose name/namespace make {@code key}) at a new RV. */
     StoredObject put(ObjectNode tree) {
-      StoredObject o = StoredObject.of(type, tree, ++rv);
+      StoredObject o = StoredObject.of(type, tree, rv + 1);
+      if (o.json.length > maxObjectBytes) {
+        // What etcd answers for a request over its limit; kube-apiserver passes it on as a 500.
+        // Nothing is stored and the RV does not move.
+        throw ApiError.unknown("etcdserver: request is too large");
+      }
+      rv++;
       if (!o.key.equals(key)) {
         throw new IllegalStateException("key mismatch: " + o.key + " != " + key);
       }
