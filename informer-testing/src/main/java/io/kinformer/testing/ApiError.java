@@ -110,6 +110,12 @@ final class ApiError extends RuntimeException {
         details(name, plural));
   }
 
+  /** 413 for a request body over the server's limit, as kube-apiserver words it. */
+  static ApiError requestEntityTooLarge(long limit) {
+    return of(413, "RequestEntityTooLarge", "Request entity too large: limit is " + limit,
+        null);
+  }
+
   static ApiError unsupportedMediaType() {
     return of(
         415, "UnsupportedMediaType", "415: Unsupported Media Type",

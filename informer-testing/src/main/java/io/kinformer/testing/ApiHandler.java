@@ -54,7 +54,8 @@ final class ApiHandler extends Handler.Abstract {
       @Nullable String bearerToken,
       Duration bookmarkInterval,
       int maxPendingEvents,
-      Scheduler scheduler) {}
+      Scheduler scheduler,
+      long maxRequestBodyBytes) {}
 
   private final ApiOps ops;
   private final Store store;
@@ -217,6 +218,9 @@ final class ApiHandler extends Handler.Abstract {
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
     try {
+      if (health(request, response, callback)) {
+        return true;
+      }
       if (!authorized(request)) {
         writeStatus(response, callback, ApiError.of(401, "Unauthorized", "Unauthorized", null),
             false);
@@ -245,6 +249,61 @@ final class ApiHandler extends Handler.Abstract {
       log.warn("request {} {} failed", request.getMethod(), request.getHttpURI(), e);
       callback.failed(e);
     }
+    return true;
+  }
+
+  /** The checks kube-apiserver lists for each health endpoint with {@code ?verbose}. */
+  private static final List<String> LIVE_CHECKS = List.of("ping", "log", "etcd");
+  private static final List<String> READY_CHECKS =
+      List.of("ping", "log", "etcd", "etcd-readiness", "informer-sync", "shutdown");
+
+  /**
+   * Answers {@code /healthz}, {@code /livez} and {@code /readyz} (and their {@code /ping}) as
+   * kube-apiserver does: {@code ok}, or with {@code ?verbose} one {@code [+]check ok} line per
+   * check and {@code <endpoint> check passed}. They are open to anonymous clients, as the
+   * default {@code system:public-info-viewer} role makes them on a real cluster.
+   */
+  private boolean health(Request request, Response response, Callback callback) {
+    String path = Request.getPathInContext(request);
+    String[] parts = path.substring(1).split("/", -1);
+    String endpoint = parts[0];
+    List<String> checks;
+    switch (endpoint) {
+      case "healthz":
+      case "livez":
+        checks = LIVE_CHECKS;
+        break;
+      case "readyz":
+        checks = READY_CHECKS;
+        break;
+      default:
+        return false;
+    }
+    if (!request.getMethod().equals("GET") && !request.getMethod().equals("HEAD")) {
+      return false;
+    }
+    String body;
+    if (parts.length == 1 || (parts.length == 2 && parts[1].isEmpty())) {
+      Fields query = Request.extractQueryParameters(request);
+      if (query.get("verbose") != null) {
+        StringBuilder sb = new StringBuilder();
+        for (String c : checks) {
+          sb.append("[+]").append(c).append(" ok\n");
+        }
+        body = sb.append(endpoint).append(" check passed\n").toString();
+      } else {
+        body = "ok";
+      }
+    } else if (parts.length == 2 && checks.contains(parts[1])) {
+      body = "ok";
+    } else {
+      return false;
+    }
+    response.setStatus(200);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
+    response.getHeaders().put("X-Content-Type-Options", "nosniff");
+    headers(response, false);
+    response.write(true, utf8(body), callback);
     return true;
   }
 
@@ -898,8 +957,19 @@ final class ApiHandler extends Handler.Abstract {
 
   // ---- responses -----------------------------------------------------------------------------
 
+  /**
+   * The request body, refused with 413 as kube-apiserver's {@code limitedReadBody} refuses one
+   * over its {@code MaxRequestBodyBytes}.
+   */
   private byte[] body(Request request) throws IOException {
+    long limit = settings.maxRequestBodyBytes();
+    if (request.getLength() > limit) {
+      throw ApiError.requestEntityTooLarge(limit);
+    }
     ByteBuffer b = Content.Source.asByteBuffer(request);
+    if (b.remaining() > limit) {
+      throw ApiError.requestEntityTooLarge(limit);
+    }
     byte[] out = new byte[b.remaining()];
     b.get(out);
     return out;

@@ -92,9 +92,12 @@ public final class EmbeddedApiServer implements AutoCloseable {
   private final Object lifecycle = new Object();
   private boolean closed;
 
+  private final long maxRequestBodyBytes;
+
   private EmbeddedApiServer(Builder b) {
     this.bearerToken = b.bearerToken;
-    this.store = new Store(b.watchHistorySize, 0);
+    this.maxRequestBodyBytes = b.maxRequestBodyBytes;
+    this.store = new Store(b.watchHistorySize, 0, b.maxObjectBytes);
     this.ops = new ApiOps(registry, store, b.clock, b.random);
     this.faults = new Faults(watches, store, registry);
     if (b.builtInResources) {
@@ -153,7 +156,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
     server.addConnector(connector);
     ApiHandler handler = new ApiHandler(ops, faults, watches,
         new ApiHandler.Settings(b.bearerToken, b.bookmarkInterval, b.maxPendingWatchEvents,
-            b.scheduler),
+            b.scheduler, b.maxRequestBodyBytes),
         pool);
     server.setHandler(handler);
     try {
@@ -283,7 +286,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
    * @throws IllegalArgumentException if the JSON is malformed or its kind unknown
    */
   public String create(String json) {
-    ObjectNode o = parse(json);
+    ObjectNode o = parseBody(json);
     ServedResource t = typeOf(o);
     String ns = o.path("metadata").path("namespace").asString("");
     return call(() -> ops.create(t, t.namespaced() ? (ns.isEmpty() ? "default" : ns) : null, o));
@@ -331,7 +334,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
   }
 
   private String replace(String json, boolean status) {
-    ObjectNode o = parse(json);
+    ObjectNode o = parseBody(json);
     ServedResource t = typeOf(o);
     JsonNode meta = o.path("metadata");
     return call(() -> ops.update(t, meta.path("namespace").asString("default"),
@@ -432,6 +435,16 @@ public final class EmbeddedApiServer implements AutoCloseable {
     return type(o.path("apiVersion").asString(""), o.path("kind").asString(""));
   }
 
+  /** A write's body: refused as over-large exactly as the same body sent over HTTP would be. */
+  private ObjectNode parseBody(String json) {
+    if (json.getBytes(StandardCharsets.UTF_8).length > maxRequestBodyBytes) {
+      call(() -> {
+        throw ApiError.requestEntityTooLarge(maxRequestBodyBytes);
+      });
+    }
+    return parse(json);
+  }
+
   private static ObjectNode parse(String json) {
     try {
       JsonNode n = Json.MAPPER.readTree(json);
@@ -517,6 +530,11 @@ public final class EmbeddedApiServer implements AutoCloseable {
    * <p>Thread safety: confine to one thread.
    */
   public static final class Builder {
+    /** kube-apiserver's default {@code MaxRequestBodyBytes}: 3 MiB. */
+    public static final long DEFAULT_MAX_REQUEST_BODY_BYTES = 3L * 1024 * 1024;
+    /** etcd's default {@code --max-request-bytes}: 1.5 MiB. */
+    public static final int DEFAULT_MAX_OBJECT_BYTES = 3 * 1024 * 1024 / 2;
+
     private int port;
     private boolean tls;
     private @Nullable String bearerToken;
@@ -528,6 +546,8 @@ public final class EmbeddedApiServer implements AutoCloseable {
     private int maxPendingWatchEvents = 1_000_000;
     private boolean builtInResources = true;
     private int maxThreads = 512;
+    private long maxRequestBodyBytes = DEFAULT_MAX_REQUEST_BODY_BYTES;
+    private int maxObjectBytes = DEFAULT_MAX_OBJECT_BYTES;
     private final List<ServedResource> resources = new ArrayList<>();
 
     private Builder() {}
@@ -629,6 +649,32 @@ public final class EmbeddedApiServer implements AutoCloseable {
         throw new IllegalArgumentException("maxThreads must be at least 8: " + threads);
       }
       this.maxThreads = threads;
+      return this;
+    }
+
+    /**
+     * The largest request body accepted (default {@value #DEFAULT_MAX_REQUEST_BODY_BYTES}, 3 MiB,
+     * kube-apiserver's {@code MaxRequestBodyBytes}); a larger one gets 413
+     * RequestEntityTooLarge.
+     */
+    public Builder maxRequestBodyBytes(long bytes) {
+      if (bytes < 1) {
+        throw new IllegalArgumentException("maxRequestBodyBytes must be positive: " + bytes);
+      }
+      this.maxRequestBodyBytes = bytes;
+      return this;
+    }
+
+    /**
+     * The largest stored encoding of an object (default {@value #DEFAULT_MAX_OBJECT_BYTES},
+     * 1.5 MiB, etcd's default request limit); a write of a larger object stores nothing and gets
+     * 500 "etcdserver: request is too large", as from a real cluster.
+     */
+    public Builder maxObjectBytes(int bytes) {
+      if (bytes < 1) {
+        throw new IllegalArgumentException("maxObjectBytes must be positive: " + bytes);
+      }
+      this.maxObjectBytes = bytes;
       return this;
     }
 

@@ -15,6 +15,8 @@ import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -34,6 +36,8 @@ import tools.jackson.databind.node.ObjectNode;
  * <p>Thread safety: thread-safe.
  */
 final class Store {
+
+  private static final Logger log = LoggerFactory.getLogger(Store.class);
 
   private final ReentrantLock lock = new ReentrantLock();
   private final int historyLimit;
@@ -60,7 +64,21 @@ final class Store {
   /** One change: what watchers are told, and the state it replaced (null for a creation). */
   record Event(WatchEventType type, StoredObject object, @Nullable StoredObject prev) {}
 
+  private final int maxObjectBytes;
+
   Store(int historyLimit, long initialRv) {
+    this(historyLimit, initialRv, Integer.MAX_VALUE);
+  }
+
+  /**
+   * A store refusing objects whose stored encoding is over {@code maxObjectBytes}, as etcd
+   * refuses requests over its limit.
+   */
+  Store(int historyLimit, long initialRv, int maxObjectBytes) {
+    if (maxObjectBytes < 1) {
+      throw new IllegalArgumentException("maxObjectBytes must be positive: " + maxObjectBytes);
+    }
+    this.maxObjectBytes = maxObjectBytes;
     if (historyLimit < 1) {
       throw new IllegalArgumentException("historyLimit must be positive: " + historyLimit);
     }
@@ -131,7 +149,13 @@ final class Store {
 
     /** Stores {@code tree} (whose name/namespace make {@code key}) at a new RV. */
     StoredObject put(ObjectNode tree) {
-      StoredObject o = StoredObject.of(type, tree, ++rv);
+      StoredObject o = StoredObject.of(type, tree, rv + 1);
+      if (o.json.length > maxObjectBytes) {
+        // What etcd answers for a request over its limit; kube-apiserver passes it on as a 500.
+        // Nothing is stored and the RV does not move.
+        throw ApiError.unknown("etcdserver: request is too large");
+      }
+      rv++;
       if (!o.key.equals(key)) {
         throw new IllegalStateException("key mismatch: " + o.key + " != " + key);
       }
@@ -208,12 +232,31 @@ final class Store {
       state.oldestRv = state.history.pollFirst().object().rv;
     }
     // One item for everyone who sees the event as it is, so its framed line is built once.
-    WatchItem shared = state.watchers.isEmpty() ? null : WatchItem.event(e.type(), e.object());
+    WatchItem shared = null;
     for (WatchSink w : state.watchers) {
-      WatchItem item = transition(w.filter(), e, shared);
-      if (item != null) {
-        w.deliver(item);
+      // The change is stored: a watcher that cannot take it must not turn the write into a
+      // failure for its caller. Its stream ends instead, so its client re-lists and sees it.
+      try {
+        if (shared == null) {
+          shared = WatchItem.event(e.type(), e.object());
+        }
+        WatchItem item = transition(w.filter(), e, shared);
+        if (item != null) {
+          w.deliver(item);
+        }
+      } catch (RuntimeException failed) {
+        log.warn("ending a watch on {} that failed to take the event at resourceVersion {}",
+            e.object().type.plural(), e.object().rv, failed);
+        endQuietly(w);
       }
+    }
+  }
+
+  private static void endQuietly(WatchSink w) {
+    try {
+      w.deliver(WatchItem.END);
+    } catch (RuntimeException again) {
+      log.warn("cannot end the failed watch", again);
     }
   }
 

@@ -101,4 +101,50 @@ class StoreTest {
     put("b", "1");
     assertThat(live).hasSize(1);
   }
+
+  @Test
+  void aWatcherThatFails_doesNotFailTheStoredWrite_andIsEnded() {
+    List<WatchItem> healthy = new ArrayList<>();
+    List<WatchItem> broken = new ArrayList<>();
+    store.watch(CM, new WatchSink() {
+      @Override
+      public Filter filter() {
+        return Filter.namespaceOnly("ns");
+      }
+
+      @Override
+      public void deliver(WatchItem item) {
+        if (item.kind == WatchItem.Kind.EVENT) {
+          throw new IllegalStateException("cannot take it");
+        }
+        broken.add(item);
+      }
+    }, false, -1);
+    store.watch(CM, new WatchSink() {
+      @Override
+      public Filter filter() {
+        return Filter.namespaceOnly("ns");
+      }
+
+      @Override
+      public void deliver(WatchItem item) {
+        healthy.add(item);
+      }
+    }, false, -1);
+    java.io.PrintStream stderr = System.err;
+    java.io.ByteArrayOutputStream logged = new java.io.ByteArrayOutputStream();
+    StoredObject a;
+    System.setErr(new java.io.PrintStream(logged, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      a = put("a", "1");
+    } finally {
+      System.setErr(stderr);
+    }
+    assertThat(logged.toString(java.nio.charset.StandardCharsets.UTF_8))
+        .contains("ending a watch on configmaps").contains("cannot take it");
+    assertThat(a.rv).isEqualTo(store.currentRv());
+    assertThat(store.get(CM, "ns/a")).isNotNull();
+    assertThat(broken).containsExactly(WatchItem.END);
+    assertThat(healthy).extracting(i -> i.type).containsExactly(WatchEventType.ADDED);
+  }
 }
