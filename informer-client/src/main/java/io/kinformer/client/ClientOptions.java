@@ -26,14 +26,6 @@ import org.jspecify.annotations.Nullable;
  *     on the same dead connection until TCP gives up on it
  * @param clock the clock for token expiry and token-file re-reads ({@link Clock#system()} unless a
  *     test injects a fake)
- * @param decodeThreads how many threads (named {@code kinformer-decode-N}, created on demand and
- *     gone after 30 s idle) help the listing thread bind the items of a large list response to
- *     objects; default zero: every list is decoded on the listing thread alone. On a 2-vCPU
- *     machine one helper synced 100,000 pods between 0 and 17 % faster, sometimes with a slower
- *     first burst of watch events after the sync, and with about 40 % more allocation while
- *     decoding (garbage collection and the JIT compiler already keep the second core busy while a
- *     large list is decoded); machines with idle cores may gain more: measure before turning them
- *     on (docs/benchmarks.md)
  * @param execTimeout how long a kubeconfig's exec credential plugin ({@code user.exec}) may run
  *     before it is killed and the request that needed it fails; default 60 s. client-go waits for
  *     ever, and a plugin that hangs (waiting for a browser login, a network that does not answer)
@@ -45,7 +37,6 @@ public record ClientOptions(
     Duration connectTimeout,
     Duration pingInterval,
     Clock clock,
-    int decodeThreads,
     Duration execTimeout) {
 
   /**
@@ -67,26 +58,18 @@ public record ClientOptions(
     if (pingInterval.isNegative()) {
       throw new IllegalArgumentException("pingInterval must not be negative: " + pingInterval);
     }
-    if (decodeThreads < 0 || decodeThreads > MAX_DECODE_THREADS) {
-      throw new IllegalArgumentException(
-          "decodeThreads must be between 0 and " + MAX_DECODE_THREADS + ": " + decodeThreads);
-    }
     if (userAgentSuffix != null && (userAgentSuffix.isBlank() || !isHeaderSafe(userAgentSuffix))) {
       throw new IllegalArgumentException(
           "userAgentSuffix must be printable ASCII and not blank: '" + userAgentSuffix + "'");
     }
   }
 
-  /** The most {@link #decodeThreads()} allowed. */
-  public static final int MAX_DECODE_THREADS = 64;
-
   private static boolean isHeaderSafe(String s) {
     return s.chars().allMatch(c -> c >= 0x20 && c < 0x7f);
   }
 
   /**
-   * The defaults: no suffix, 10 s connect timeout, 30 s pings, system clock, no
-   * decode threads, 60 s for an exec credential plugin.
+   * The defaults: no suffix, 10 s connect timeout, 30 s pings, system clock, 60 s for an exec credential plugin.
    */
   public static ClientOptions defaults() {
     return builder().build();
@@ -104,7 +87,6 @@ public record ClientOptions(
     b.connectTimeout = connectTimeout;
     b.pingInterval = pingInterval;
     b.clock = clock;
-    b.decodeThreads = decodeThreads;
     b.execTimeout = execTimeout;
     return b;
   }
@@ -119,7 +101,6 @@ public record ClientOptions(
     private Duration connectTimeout = Duration.ofSeconds(10);
     private Duration pingInterval = Duration.ofSeconds(30);
     private Clock clock = Clock.system();
-    private int decodeThreads;
     private Duration execTimeout = Duration.ofSeconds(60);
 
     private Builder() {}
@@ -148,15 +129,6 @@ public record ClientOptions(
       return this;
     }
 
-    /**
-     * How many threads help bind large list responses; zero (the default) decodes on the listing
-     * thread alone.
-     */
-    public Builder decodeThreads(int threads) {
-      this.decodeThreads = threads;
-      return this;
-    }
-
     /** How long an exec credential plugin may run before it is killed. */
     public Builder execTimeout(Duration timeout) {
       this.execTimeout = timeout;
@@ -170,7 +142,7 @@ public record ClientOptions(
      */
     public ClientOptions build() {
       return new ClientOptions(
-          userAgentSuffix, connectTimeout, pingInterval, clock, decodeThreads, execTimeout);
+          userAgentSuffix, connectTimeout, pingInterval, clock, execTimeout);
     }
   }
 }

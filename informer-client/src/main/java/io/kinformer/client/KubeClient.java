@@ -24,7 +24,6 @@ import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -88,8 +87,6 @@ public final class KubeClient implements AutoCloseable {
   private volatile @Nullable HttpCalls calls;
   private volatile @Nullable Discovery discovery;
   private final ExecutorService dispatcherExecutor;
-  /** Helps bind large list responses; null when {@link ClientOptions#decodeThreads()} is 0. */
-  private final @Nullable ThreadPoolExecutor decodeExecutor;
   private final ThreadLocal<Boolean> onDispatcherThread = ThreadLocal.withInitial(() -> false);
   private final AtomicBoolean closed = new AtomicBoolean();
   private final @Nullable AuthInterceptor auth;
@@ -112,8 +109,6 @@ public final class KubeClient implements AutoCloseable {
             TimeUnit.SECONDS,
             new SynchronousQueue<>(),
             threadFactory());
-    this.decodeExecutor = options.decodeThreads() == 0 ? null : newDecodeExecutor(
-        options.decodeThreads());
     // Every call is synchronous (execute()), which the dispatcher tracks for cancelAll() but does
     // not limit: a watch never waits behind its maxRequests(PerHost) (WatchConcurrencyTest).
     Dispatcher dispatcher = new Dispatcher(dispatcherExecutor);
@@ -251,18 +246,11 @@ public final class KubeClient implements AutoCloseable {
     }
     httpClient.dispatcher().cancelAll();
     dispatcherExecutor.shutdown();
-    if (decodeExecutor != null) {
-      // A list being decoded binds its remaining batches on its own thread (the pool refuses them).
-      decodeExecutor.shutdownNow();
-    }
     httpClient.connectionPool().evictAll();
     if (!onDispatcherThread.get()) {
       try {
         if (!dispatcherExecutor.awaitTermination(5, TimeUnit.SECONDS)) {
           log.warn("HTTP dispatcher threads of {} still running 5 s after close", config.server());
-        }
-        if (decodeExecutor != null && !decodeExecutor.awaitTermination(5, TimeUnit.SECONDS)) {
-          log.warn("list decode threads of {} still running 5 s after close", config.server());
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -327,8 +315,7 @@ public final class KubeClient implements AutoCloseable {
           // One string pool for both mappers: the REST and the informer objects share values.
           StringPool pool = new StringPool();
           c = new HttpCalls(httpClient, baseUrl, Codecs.newMapper(pool),
-              Codecs.newCacheMapper(pool), HttpTimeouts.DEFAULT, decodeExecutor,
-              options.decodeThreads());
+              Codecs.newCacheMapper(pool), HttpTimeouts.DEFAULT);
           calls = c;
         }
       }
@@ -354,19 +341,6 @@ public final class KubeClient implements AutoCloseable {
   @Override
   public String toString() {
     return "KubeClient{" + config + (closed.get() ? ", closed" : "") + "}";
-  }
-
-  /** Daemon threads {@code kinformer-decode-N}, created on demand and ended after 30 s idle. */
-  private static ThreadPoolExecutor newDecodeExecutor(int threads) {
-    AtomicInteger count = new AtomicInteger();
-    ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), r -> {
-          Thread t = new Thread(r, "kinformer-decode-" + count.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
-    pool.allowCoreThreadTimeOut(true);
-    return pool;
   }
 
   private ThreadFactory threadFactory() {

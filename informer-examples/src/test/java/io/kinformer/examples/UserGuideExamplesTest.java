@@ -21,13 +21,11 @@ import io.kinformer.cache.ResourceEventHandlerRegistration;
 import io.kinformer.cache.ResourceEventHandlers;
 import io.kinformer.cache.SharedIndexInformer;
 import io.kinformer.cache.Transforms;
-import io.kinformer.client.ClientOptions;
 import io.kinformer.client.KubeClient;
 import io.kinformer.client.KubeConfig;
 import io.kinformer.time.testing.FakeClock;
 import io.kinformer.workqueue.WorkQueue;
 import java.net.SocketException;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -202,23 +200,6 @@ class UserGuideExamplesTest {
         },
         Duration.ofMinutes(10)); // this handler's own period; others keep theirs
     // end::resync[]
-  }
-
-  static KubeClient parallelDecoding(KubeConfig config) {
-    // tag::decode-threads[]
-    KubeClient client = KubeClient.create(config, ClientOptions.builder().decodeThreads(3).build());
-    // end::decode-threads[]
-    return client;
-  }
-
-  @Test
-  void decodeThreads_areOffByDefault_andCanBeSet() {
-    KubeConfig config = KubeConfig.builder().server(URI.create("http://127.0.0.1:1"))
-        .build();
-    try (KubeClient client = parallelDecoding(config)) {
-      assertThat(client.config()).isSameAs(config);
-    }
-    assertThat(ClientOptions.defaults().decodeThreads()).isZero();
   }
 
   static void transforms(SharedIndexInformer<Pod> pods) {

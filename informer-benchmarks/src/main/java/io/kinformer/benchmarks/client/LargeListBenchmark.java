@@ -4,11 +4,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.kinformer.client.ResourceType;
 import io.kinformer.client.internal.codec.Codecs;
 import io.kinformer.client.internal.codec.ListCodec;
-import io.kinformer.client.internal.codec.ParallelListCodec;
 import io.kinformer.client.internal.http.HttpCalls;
 import java.io.ByteArrayInputStream;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -18,23 +15,19 @@ import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * One unpaged list of {@value #PODS} realistic pods (about 37 MB, what a real API server sends for
- * the informer's first list at {@code resourceVersion=0}), decoded by {@code ListCodec} on one
- * thread and by {@code ParallelListCodec} with 0, 1 or 3 pool threads helping the calling thread
- * ({@code decodeThreads}; the client's default is 0, parallel decoding is opt-in).
- * Scores are pods per second; the parallel score only rises where cores are idle.
+ * the informer's first list at {@code resourceVersion=0}), decoded by {@code ListCodec} on the
+ * calling thread. Scores are pods per second.
  *
  * <p>Run: {@code java -jar informer-benchmarks/target/benchmarks.jar LargeListBenchmark -prof gc}.
  *
- * <p>Thread safety: JMH state, confined to the benchmark thread (plus the decode pool).
+ * <p>Thread safety: JMH state, confined to the benchmark thread.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -46,12 +39,7 @@ public class LargeListBenchmark {
 
   static final int PODS = 10_000;
 
-  /** Pool threads helping the caller; 0 runs the sequential codec. */
-  @Param({"0", "1", "3"})
-  public int decodeThreads;
-
   private byte[] body = new byte[0];
-  private ExecutorService pool;
   private HttpCalls.ListDecoder<Pod> decoder;
 
   /** Encodes the list and builds the decoder. */
@@ -59,23 +47,8 @@ public class LargeListBenchmark {
   public void setUp() {
     body = PodPayloads.listPage(PODS, false);
     ResourceType<Pod> type = ResourceType.of(Pod.class);
-    if (decodeThreads == 0) {
-      ListCodec<Pod> codec = new ListCodec<>(Codecs.newMapper().reader(), type);
-      decoder = codec::decode;
-    } else {
-      pool = Executors.newFixedThreadPool(decodeThreads);
-      ParallelListCodec<Pod> codec =
-          new ParallelListCodec<>(Codecs.newMapper().reader(), type, pool, decodeThreads);
-      decoder = codec::decode;
-    }
-  }
-
-  /** Stops the pool. */
-  @TearDown(Level.Trial)
-  public void tearDown() {
-    if (pool != null) {
-      pool.shutdownNow();
-    }
+    ListCodec<Pod> codec = new ListCodec<>(Codecs.newMapper().reader(), type);
+    decoder = codec::decode;
   }
 
   /** Decodes the whole list. */

@@ -24,9 +24,7 @@ import java.util.concurrent.ExecutorService;
  * them directly on the client's {@code ListerWatcher} with a shared pool is what the factory does
  * for 50 different resources.) Variants: {@code full} (typed
  * pods), {@code strip} ({@link Transforms#stripManagedFields()}), {@code meta} (metadata-only:
- * {@link PartialObjectMetadata}), {@code par} (typed pods, lists decoded with {@code
- * ClientOptions.decodeThreads(processors - 1)} helper threads, at least one: what the opt-in
- * parallel list decoding brings).
+ * {@link PartialObjectMetadata}).
  *
  * <p>Thread safety: confine to the driver's main thread.
  */
@@ -38,7 +36,7 @@ final class KinformerSubject implements Subject {
   private final ExecutorService delivery = Informers.newDeliveryExecutor("kinformer-delivery-");
 
   KinformerSubject(String variant) {
-    if (!List.of("full", "strip", "meta", "par").contains(variant)) {
+    if (!List.of("full", "strip", "meta").contains(variant)) {
       throw new IllegalArgumentException("unknown kinformer variant: " + variant);
     }
     this.variant = variant;
@@ -46,11 +44,8 @@ final class KinformerSubject implements Subject {
 
   @Override
   public void connect(String serverUrl) {
-    ClientOptions.Builder options = ClientOptions.builder();
-    if (variant.equals("par")) {
-      options.decodeThreads(Math.max(1, Runtime.getRuntime().availableProcessors() - 1));
-    }
-    client = KubeClient.create(KubeConfig.builder().server(serverUrl).build(), options.build());
+    client = KubeClient.create(KubeConfig.builder().server(serverUrl).build(),
+        ClientOptions.defaults());
   }
 
   @Override

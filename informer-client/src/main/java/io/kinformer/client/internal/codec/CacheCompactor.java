@@ -12,8 +12,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.ListIterator;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.databind.BeanDescription;
@@ -71,6 +75,11 @@ final class CacheCompactor extends ValueDeserializerModifier {
 
   private static final long serialVersionUID = 1L;
 
+  private static final Logger log = LoggerFactory.getLogger(CacheCompactor.class);
+
+  /** The classes whose inaccessible fields were logged: one warning per class and JVM. */
+  private static final Set<Class<?>> WARNED = ConcurrentHashMap.newKeySet();
+
   private final transient Map<Class<?>, Accessors> accessors = new ConcurrentHashMap<>();
   private final transient StringPool pool;
 
@@ -106,6 +115,16 @@ final class CacheCompactor extends ValueDeserializerModifier {
     }
 
     static Accessors of(Class<?> type) {
+      return of(type, f -> f.setAccessible(true));
+    }
+
+    /**
+     * As {@link #of(Class)}, making each field accessible with {@code open}; a field it fails on
+     * (a named module that does not open its package) is left alone and logged, once per class.
+     */
+    static Accessors of(Class<?> type, Consumer<Field> open) {
+      List<String> inaccessible = new ArrayList<>();
+      @Nullable RuntimeException why = null;
       List<Field> fields = new ArrayList<>();
       List<Boolean> untyped = new ArrayList<>();
       List<Boolean> quantities = new ArrayList<>();
@@ -125,14 +144,27 @@ final class CacheCompactor extends ValueDeserializerModifier {
         }
         try {
           type.getMethod("set" + name.substring(3), t);
-          field.setAccessible(true);
-          fields.add(field);
-          untyped.add(name.equals("getAdditionalProperties"));
-          quantities.add(t == Map.class && mayHoldQuantities(field.getGenericType()));
-        } catch (NoSuchMethodException | RuntimeException e) {
-          // No public setter of the same type, or the field is not accessible (a named module
-          // that does not open its package): leave this property alone.
+        } catch (NoSuchMethodException e) {
+          continue; // no public setter of the same type: not a property a user could set
         }
+        try {
+          open.accept(field);
+        } catch (RuntimeException e) {
+          inaccessible.add(field.getName());
+          why = e;
+          continue;
+        }
+        fields.add(field);
+        untyped.add(name.equals("getAdditionalProperties"));
+        quantities.add(t == Map.class && mayHoldQuantities(field.getGenericType()));
+      }
+      if (why != null && WARNED.add(type)) {
+        log.warn("cannot make fields {} of {} accessible ({}): decoded {} objects keep the "
+                + "collections Jackson made for them, so the informer cache holds them with "
+                + "more memory (their content is the same); open package {} to module "
+                + "io.kinformer.client to avoid this",
+            inaccessible, type.getName(), why.toString(), type.getSimpleName(),
+            type.getPackageName());
       }
       boolean[] u = new boolean[untyped.size()];
       boolean[] q = new boolean[untyped.size()];

@@ -6,7 +6,6 @@ import io.kinformer.cache.InformerException;
 import io.kinformer.cache.ListResult;
 import io.kinformer.client.ResourceType;
 import io.kinformer.client.internal.codec.ListCodec;
-import io.kinformer.client.internal.codec.ParallelListCodec;
 import io.kinformer.client.internal.codec.StatusCodec;
 import io.kinformer.client.internal.codec.UndecodableObjects;
 import io.kinformer.time.Clock;
@@ -15,7 +14,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import okhttp3.Call;
@@ -23,7 +21,6 @@ import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
-import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -51,8 +48,6 @@ public final class HttpCalls {
   private final JsonMapper mapper;
   private final StatusCodec statusCodec;
   private final HttpTimeouts timeouts;
-  private final @Nullable Executor decodeExecutor;
-  private final int decodeThreads;
   /** The same calls decoding with the cache mapper; {@code this} when both mappers are one. */
   private final HttpCalls forCache;
 
@@ -60,29 +55,16 @@ public final class HttpCalls {
     this(client, baseUrl, mapper, mapper, timeouts);
   }
 
-  public HttpCalls(OkHttpClient client, HttpUrl baseUrl, JsonMapper mapper, JsonMapper cacheMapper,
-      HttpTimeouts timeouts) {
-    this(client, baseUrl, mapper, cacheMapper, timeouts, null, 0);
-  }
-
   /**
    * Calls decoding objects for callers with {@code mapper} and objects for informer caches (see
    * {@link #forCache()}) with {@code cacheMapper}.
-   *
-   * @param decodeExecutor threads that help bind large list responses ({@link ParallelListCodec}),
-   *     or null to decode lists on the calling thread alone
-   * @param decodeThreads the executor's thread count
    */
   public HttpCalls(
       OkHttpClient client,
       HttpUrl baseUrl,
       JsonMapper mapper,
       JsonMapper cacheMapper,
-      HttpTimeouts timeouts,
-      @Nullable Executor decodeExecutor,
-      int decodeThreads) {
-    this.decodeExecutor = decodeThreads > 0 ? decodeExecutor : null;
-    this.decodeThreads = decodeThreads;
+      HttpTimeouts timeouts) {
     this.client = Objects.requireNonNull(client, "client");
     this.baseUrl = Objects.requireNonNull(baseUrl, "baseUrl");
     this.mapper = Objects.requireNonNull(mapper, "mapper");
@@ -110,8 +92,6 @@ public final class HttpCalls {
     this.mapper = cacheMapper;
     this.statusCodec = plain.statusCodec;
     this.timeouts = plain.timeouts;
-    this.decodeExecutor = plain.decodeExecutor;
-    this.decodeThreads = plain.decodeThreads;
     this.forCache = this;
   }
 
@@ -136,18 +116,10 @@ public final class HttpCalls {
     return mapper.reader();
   }
 
-  /**
-   * The list decoder for {@code type}: parallel when this has decode threads, else sequential.
-   */
+  /** The list decoder for {@code type}. */
   <T extends HasMetadata> ListDecoder<T> listDecoder(
       ResourceType<T> type, UndecodableObjects undecodable) {
-    Executor executor = decodeExecutor;
-    if (executor == null) {
-      ListCodec<T> codec = new ListCodec<>(reader(), type, undecodable);
-      return codec::decode;
-    }
-    ParallelListCodec<T> codec =
-        new ParallelListCodec<>(reader(), type, executor, decodeThreads, undecodable);
+    ListCodec<T> codec = new ListCodec<>(reader(), type, undecodable);
     return codec::decode;
   }
 

@@ -147,7 +147,7 @@ class ListCodecTest {
         new BadCase("item not an object", "{\"items\":[42]}", "an item is not an object"),
         new BadCase("garbage", "{\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[{]}",
             "malformed list"),
-        // Found by ParallelListCodecTest's fuzzing: the number became "{", so the metadata
+        // Found by fuzzing: the number became "{", so the metadata
         // object swallows "items" and the list object is never closed.
         new BadCase("list object never closed",
             "{\"metadata\":{\"resourceVersion\":\"1\",\"remainingItemCount\":{},"

@@ -17,8 +17,6 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -131,30 +129,6 @@ class UndecodableObjectTest {
         .isInstanceOf(InformerException.class)
         .hasMessageContaining("malformed list response");
     assertThat(counted).hasValue(0);
-  }
-
-  @Test
-  void parallelList_skipsTheSameItems() throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(2);
-    try {
-      List<String> items = new ArrayList<>();
-      for (int i = 0; i < 40; i++) {
-        items.add(pod("p-" + i, i % 7 == 3 ? "\"bad\"" : "80"));
-      }
-      ListResult<Pod> page = new ParallelListCodec<>(READER, PODS, pool, 2, undecodable)
-          .decode(stream(list(items.toArray(String[]::new))), WHAT);
-
-      List<String> expected = new ArrayList<>();
-      for (int i = 0; i < 40; i++) {
-        if (i % 7 != 3) {
-          expected.add("p-" + i);
-        }
-      }
-      assertThat(names(page.items())).isEqualTo(expected);
-      assertThat(counted).hasValue(6);
-    } finally {
-      pool.shutdownNow();
-    }
   }
 
   private WatchCodec<Pod> watch(String... events) {
