@@ -16,7 +16,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * Output between tests (threads of a test that has ended, class setup) is held too, and printed if
  * the class fails outside its tests. Every test of every module gets this through JUnit's extension
  * auto-detection: this class's {@code META-INF/services} entry, enabled by the parent POM's
- * surefire {@code configurationParameters}.
+ * surefire system property
+ * {@code junit.jupiter.extensions.autodetection.enabled}.
  *
  * <p>Tests that assert on what they log swap {@code System.err} themselves and restore it after;
  * they see their lines as before.
