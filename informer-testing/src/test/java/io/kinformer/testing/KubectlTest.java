@@ -80,7 +80,7 @@ class KubectlTest {
   }
 
   @Test
-  void kubectl_getWatchCreateApplyPatchDelete_overTlsWithAToken(@TempDir Path dir) throws Exception {
+  void kubectl_getWatchCreateApplyPatchHealthDelete_overTlsWithAToken(@TempDir Path dir) throws Exception {
     Path kubectl = kubectl();
     if (kubectl == null && Boolean.parseBoolean(System.getenv("KINFORMER_KUBECTL_REQUIRED"))) {
       throw new AssertionError("KINFORMER_KUBECTL_REQUIRED is true but no kubectl was found:"
@@ -138,6 +138,15 @@ class KubectlTest {
       assertThat(patch.exit()).as(patch.out()).isZero();
       assertThat(server.get("v1", "Pod", "default", "web").orElseThrow())
           .contains("\"patched\":\"yes\"");
+
+      for (String endpoint : new String[] {"/healthz", "/livez", "/readyz"}) {
+        Run health = run(kubectl, kc, "get", "--raw", endpoint);
+        assertThat(health.exit()).as(health.out()).isZero();
+        assertThat(health.out()).isEqualTo("ok");
+      }
+      Run verbose = run(kubectl, kc, "get", "--raw", "/readyz?verbose");
+      assertThat(verbose.exit()).as(verbose.out()).isZero();
+      assertThat(verbose.out()).contains("[+]ping ok").contains("readyz check passed");
 
       Run delete = run(kubectl, kc, "delete", "pod", "web", "--timeout=30s");
       assertThat(delete.exit()).as(delete.out()).isZero();
