@@ -16,7 +16,9 @@ import java.util.Optional;
  * PodBuilder(pod).build()}) before changing it. Objects that kinformer's client decoded for a
  * cache enforce part of this after the informer's transform ({@link
  * SharedIndexInformer#setTransform}) has run: every list and map of theirs, empty, small or large,
- * throws {@link UnsupportedOperationException} on any change. The transform itself sees ordinary
+ * throws {@link UnsupportedOperationException} on any change, and otherwise answers as an
+ * ordinary list or map does (a {@code contains(null)} is false, not an exception as with {@link
+ * List#of}). The transform itself sees ordinary
  * modifiable collections. Setters of the model objects cannot be guarded: calling one on a cached
  * object is a bug that corrupts the cache and every other reader's view.
  *

@@ -3,7 +3,6 @@ package io.kinformer.client.internal.codec;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -18,9 +17,10 @@ import org.jspecify.annotations.Nullable;
  * and whether or not the call would change anything.
  *
  * <ul>
- *   <li>an empty list becomes the shared {@link List#of()}, an empty map the shared frozen
- *       {@link #EMPTY_MAP} (the JDK's empty maps let their key and value views be "cleared");
- *   <li>a list becomes an immutable copy ({@link List#of}; with nulls, an unmodifiable one);
+ *   <li>a list becomes a {@link FrozenList} copy (an empty one the shared empty one), which,
+ *       unlike {@link List#of}, answers {@code contains(null)} as an ordinary list does; an empty
+ *       map becomes the shared frozen {@link #EMPTY_MAP} (the JDK's empty maps let their key and
+ *       value views be "cleared");
  *   <li>a {@link SmallMap} is frozen; another map of at most {@value SmallMap#MAX_SIZE} entries
  *       Jackson built becomes a frozen {@code SmallMap}; a larger one is wrapped unmodifiable;
  *   <li>model objects and untyped values inside are frozen the same way.
@@ -130,20 +130,15 @@ final class CacheFreezer {
   }
 
   private static List<?> freezeList(List<?> list) {
-    if (list.isEmpty()) {
-      return List.of();
-    }
-    if (isReadOnly(list)) {
+    if (list instanceof FrozenList<?>) {
       list.forEach(CacheFreezer::freezeValue); // nested model objects still get frozen in place
       return list;
     }
     Object[] a = list.toArray();
-    boolean nulls = false;
     for (int i = 0; i < a.length; i++) {
       a[i] = freezeValue(a[i]);
-      nulls |= a[i] == null;
     }
-    return nulls ? Collections.unmodifiableList(Arrays.asList(a)) : List.of(a);
+    return FrozenList.of(a);
   }
 
   private static Map<?, ?> freezeMap(Map<?, ?> map) {
@@ -159,12 +154,14 @@ final class CacheFreezer {
       }
       return small;
     }
-    if (isReadOnly(map)) {
+    if (isUnmodifiableView(map)) {
       map.values().forEach(CacheFreezer::freezeValue);
       return map;
     }
     @SuppressWarnings("unchecked")
-    Map<Object, Object> m = (Map<Object, Object>) map;
+    Map<Object, Object> m = isJdkImmutable(map)
+        ? new LinkedHashMap<>(map) // a transform's Map.of: answer null queries as other maps do
+        : (Map<Object, Object>) map;
     m.replaceAll((k, v) -> freezeValue(v));
     if (m.size() <= SmallMap.MAX_SIZE
         && (m.getClass() == LinkedHashMap.class || m.getClass() == HashMap.class)) {
@@ -175,11 +172,13 @@ final class CacheFreezer {
     return Collections.unmodifiableMap(m);
   }
 
-  /** The JDK's immutable and unmodifiable collections, and a frozen {@link SmallMap}. */
-  private static boolean isReadOnly(Object collection) {
-    String name = collection.getClass().getName();
-    return name.startsWith("java.util.ImmutableCollections$")
-        || name.startsWith("java.util.Collections$Unmodifiable")
-        || (collection instanceof SmallMap<?, ?> s && s.isFrozen());
+  /** A map of {@link java.util.Collections#unmodifiableMap}, as a larger frozen map is. */
+  private static boolean isUnmodifiableView(Map<?, ?> map) {
+    return map.getClass().getName().startsWith("java.util.Collections$Unmodifiable");
+  }
+
+  /** A map of {@link Map#of} or {@link Map#copyOf}, which throw for null keys in queries. */
+  private static boolean isJdkImmutable(Map<?, ?> map) {
+    return map.getClass().getName().startsWith("java.util.ImmutableCollections$");
   }
 }

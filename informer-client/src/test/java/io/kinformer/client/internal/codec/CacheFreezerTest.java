@@ -188,4 +188,34 @@ class CacheFreezerTest {
     assertThat(pod.getSpec().getContainers()).isSameAs(containers);
     assertThat(new LinkedHashMap<>(labels)).containsOnlyKeys("l0", "l1");
   }
+
+  @ParameterizedTest
+  @MethodSource("sizes")
+  void frozenCollections_answerNullQueries_asOrdinaryOnesDo(int size) {
+    Pod pod = frozenPod(size);
+
+    assertThat(pod.getSpec().getContainers().contains(null)).isFalse();
+    assertThat(pod.getSpec().getContainers().indexOf(null)).isEqualTo(-1);
+    assertThat(pod.getMetadata().getFinalizers().contains(null)).isFalse();
+    assertThat(pod.getMetadata().getLabels().containsKey(null)).isFalse();
+    assertThat(pod.getMetadata().getLabels().containsValue(null)).isFalse();
+  }
+
+  @Test
+  void jdkImmutableCollections_fromATransform_becomeFrozenOnesThatAcceptNullQueries() {
+    Pod pod = Codecs.newCacheMapper().readValue(podJson(1, 1), Pod.class);
+    pod.getMetadata().setFinalizers(List.of("f1", "f2", "f3"));
+    pod.getMetadata().setLabels(Map.of("app", "web"));
+    pod.getMetadata().setAnnotations(Map.of());
+
+    Codecs.freezeForCache(pod);
+
+    assertThat(pod.getMetadata().getFinalizers()).containsExactly("f1", "f2", "f3");
+    assertThat(pod.getMetadata().getFinalizers().contains(null)).isFalse();
+    assertThat(pod.getMetadata().getLabels()).containsExactlyEntriesOf(Map.of("app", "web"));
+    assertThat(pod.getMetadata().getLabels().containsKey(null)).isFalse();
+    assertThat(pod.getMetadata().getAnnotations().containsKey(null)).isFalse();
+    assertThatThrownBy(() -> pod.getMetadata().getLabels().remove("app"))
+        .isInstanceOf(UnsupportedOperationException.class);
+  }
 }

@@ -154,7 +154,7 @@ class CodecsTest {
 
     assertThat(pod.getAdditionalProperties()).isSameAs(CacheFreezer.EMPTY_MAP);
     assertThat(pod.getMetadata().getAdditionalProperties()).isSameAs(CacheFreezer.EMPTY_MAP);
-    assertThat(pod.getSpec().getTolerations()).isSameAs(List.of());
+    assertThat(pod.getSpec().getTolerations()).isSameAs(FrozenList.empty());
     FieldsV1 fields = pod.getMetadata().getManagedFields().get(0).getFieldsV1();
     Map<?, ?> metadataFields = (Map<?, ?>) fields.getAdditionalProperties().get("f:metadata");
     Map<?, ?> labelFields = (Map<?, ?>) metadataFields.get("f:labels");
