@@ -27,13 +27,20 @@ mvn -B -q "$@" -Denforcer.skip -Djapicmp.skip -pl "$list" -am compile
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+exports_of() { # module [qualified] -> its exported packages (qualified: those exported `to` some
+  # modules only), one a line, as directory paths (a/b/c)
+  local info="$1/src/main/java/module-info.java" to='[[:space:]]*'
+  [[ ${2:-} == qualified ]] && to='[[:space:]]+to[[:space:]].*'
+  # Strip comments, split into declarations, and take the `exports p` (or `exports p to m`).
+  sed -e 's://.*$::' "$info" | tr '\n' ' ' | sed -e 's:/\*[^*]*\*\+\([^/*][^*]*\*\+\)*/::g' \
+    | tr ';{}' '\n\n\n' \
+    | sed -nE "s/^[[:space:]]*exports[[:space:]]+([A-Za-z0-9_.]+)$to\$/\\1/p" | tr . /
+}
+
 api_packages() { # module -> API package names, one a line, as directory paths (a/b/c)
   local module=$1 info="$1/src/main/java/module-info.java"
   if [[ -f "$info" ]]; then
-    # Strip comments, split into declarations, and take every unqualified `exports p`.
-    sed -e 's://.*$::' "$info" | tr '\n' ' ' | sed -e 's:/\*[^*]*\*\+\([^/*][^*]*\*\+\)*/::g' \
-      | tr ';{}' '\n\n\n' \
-      | sed -nE 's/^[[:space:]]*exports[[:space:]]+([A-Za-z0-9_.]+)[[:space:]]*$/\1/p' | tr . /
+    exports_of "$module"
   else
     (cd "$module/target/classes" && find . -name '*.class' ! -name module-info.class \
       -printf '%h\n' | sed 's:^\./::' | sort -u | grep -vE '(^|/)internal(/|$)' || true)
@@ -51,8 +58,16 @@ for module in "${modules[@]}"; do
     mkdir -p "$out/$pkg"
     find "$classes/$pkg" -maxdepth 1 -name '*.class' -exec cp {} "$out/$pkg/" \;
   done <<< "$packages"
-  # The descriptor too, so that the module's jar and its baseline differ only where the API does.
-  [[ ! -f "$classes/module-info.class" ]] || cp "$classes/module-info.class" "$out/"
+  # The descriptor too, so that the module's jar and its baseline differ only where the API does;
+  # with it the packages it exports to some modules only, which japicmp leaves out as internal.
+  if [[ -f "$classes/module-info.class" ]]; then
+    cp "$classes/module-info.class" "$out/"
+    while read -r pkg; do
+      [[ -n $pkg ]] || continue
+      mkdir -p "$out/$pkg"
+      find "$classes/$pkg" -maxdepth 1 -name '*.class' -exec cp {} "$out/$pkg/" \;
+    done <<< "$(exports_of "$module" qualified)"
+  fi
   (cd "$out" && find . -name '*.class' | sed 's:^\./::' | LC_ALL=C sort > "$work/$module.list")
   rm -f "api-baseline/$module.jar"
   (cd "$out" && jar --create --no-manifest --date=2026-01-01T00:00:00Z \

@@ -17,4 +17,5 @@ module io.kinformer.core {
   exports io.kinformer.cache;
   exports io.kinformer.time;
   exports io.kinformer.workqueue;
+  exports io.kinformer.internal to io.kinformer.leaderelection;
 }

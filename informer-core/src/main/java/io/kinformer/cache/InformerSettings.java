@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * A {@link SharedIndexInformer.Builder}'s settings, copied at {@link
  * SharedIndexInformer.Builder#build()}: changing the builder afterwards does not change an
  * informer built from it, and informers built from one builder share no mutable state. The
- * randomness is the informer's own (see {@link io.kinformer.time.Randoms#independent}); the backoff is a policy from
+ * randomness is the informer's own (see {@link io.kinformer.internal.Randoms#independent}); the backoff is a policy from
  * which each reflector makes its own.
  *
  * <p>Thread safety: immutable (the indexers map is an unmodifiable copy); the clock, scheduler,

@@ -1,9 +1,9 @@
 package io.kinformer.cache;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.kinformer.internal.Randoms;
 import io.kinformer.time.Backoff;
 import io.kinformer.time.Clock;
-import io.kinformer.time.Randoms;
 import io.kinformer.time.Scheduler;
 import java.time.Duration;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package io.kinformer.time;
+package io.kinformer.internal;
 
 import java.util.Random;
 import java.util.SplittableRandom;

@@ -1,4 +1,4 @@
-package io.kinformer.time;
+package io.kinformer.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

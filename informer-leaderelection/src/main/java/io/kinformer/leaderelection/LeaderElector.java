@@ -1,8 +1,8 @@
 package io.kinformer.leaderelection;
 
+import io.kinformer.internal.Randoms;
 import io.kinformer.time.Cancellable;
 import io.kinformer.time.Clock;
-import io.kinformer.time.Randoms;
 import io.kinformer.time.Scheduler;
 import java.time.Duration;
 import java.util.List;
