@@ -304,8 +304,8 @@ public final class ResourceClient<T extends HasMetadata> {
 
   /**
    * Opens a watch of this client's namespace and selectors (as {@code
-   * listerWatcher().watch(options, Cancellation.none())}, but its objects are the caller's to modify); read it with
-   * {@link Watch#next()} and close it.
+   * listerWatcher().watch(options, Cancellation.none())}, but its objects are the caller's to
+   * modify); read it with {@link Watch#next()} and close it.
    *
    * @throws ApiException if the server refused the watch
    */

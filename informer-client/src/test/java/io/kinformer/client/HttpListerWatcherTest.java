@@ -165,7 +165,8 @@ class HttpListerWatcherTest {
   void watch_mapsEveryListOptionsFieldToTheQueryPlusWatchTrue(QueryCase c) throws Exception {
     server.enqueue(json(200, ""));
 
-    try (Watch<Pod> w = client(ResourceType.of(Pod.class)).listerWatcher().watch(c.options(), Cancellation.none())) {
+    try (Watch<Pod> w = client(ResourceType.of(Pod.class)).listerWatcher()
+        .watch(c.options(), Cancellation.none())) {
       assertThat(w.next()).isNull();
     }
 
@@ -268,7 +269,8 @@ class HttpListerWatcherTest {
   void typed_sendsPlainJsonAccept() throws Exception {
     server.enqueue(json(200, EMPTY_LIST));
 
-    client(ResourceType.of(Pod.class)).listerWatcher().list(ListOptions.none(), Cancellation.none());
+    client(ResourceType.of(Pod.class)).listerWatcher()
+        .list(ListOptions.none(), Cancellation.none());
 
     assertThat(take().getHeaders().get("Accept")).isEqualTo("application/json");
   }
@@ -286,7 +288,8 @@ class HttpListerWatcherTest {
         .body(gzipped).build());
 
     ListResult<Pod> page =
-        client(ResourceType.of(Pod.class)).listerWatcher().list(ListOptions.none(), Cancellation.none());
+        client(ResourceType.of(Pod.class)).listerWatcher()
+            .list(ListOptions.none(), Cancellation.none());
 
     assertThat(take().getHeaders().get("Accept-Encoding")).isEqualTo("gzip");
     assertThat(page.items()).singleElement()

@@ -1374,8 +1374,9 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
    * (OkHttp over HTTP/1.1); then waits for the thread to end. Called on the reflector thread itself
    * (from a {@link WatchErrorHandler}, or from a transform), it neither interrupts nor waits for
    * that thread, which ends as soon as the callback returns. A cycle running on a thread not the
-   * reflector's ({@link #listAndWatch()}, or an {@link Builder#executor executor} of the caller's) is not interrupted: the
-   * cancellation ends its request at once, and close() does not wait for it. Idempotent.
+   * reflector's ({@link #listAndWatch()}, or an {@link Builder#executor executor} of the
+   * caller's) is not interrupted: the cancellation ends its request at once, and close() does not
+   * wait for it. Idempotent.
    */
   @Override
   public void close() {

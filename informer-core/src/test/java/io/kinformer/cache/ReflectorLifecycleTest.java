@@ -198,7 +198,8 @@ class ReflectorLifecycleTest {
     reflector.close();
 
     await().until(() -> !caller.isAlive());
-    assertThat(outcome).as("not interrupted: the thread is the caller's").containsExactly("cancelled");
+    assertThat(outcome).as("not interrupted: the thread is the caller's")
+        .containsExactly("cancelled");
     assertThat(thrown.get()).as("listAndWatch() returns normally once closed").isNull();
   }
 

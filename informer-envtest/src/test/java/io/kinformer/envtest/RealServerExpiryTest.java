@@ -40,7 +40,8 @@ class RealServerExpiryTest {
     for (int i = 0; i < 30; i++) {
       cms.create(Cluster.configMap(ns, "cm-" + i, "v"));
     }
-    ListResult<ConfigMap> first = cms.listerWatcher().list(ListOptions.builder().limit(10L).build(), Cancellation.none());
+    ListResult<ConfigMap> first =
+        cms.listerWatcher().list(ListOptions.builder().limit(10L).build(), Cancellation.none());
     assertThat(first.hasMore()).isTrue();
     cms.create(Cluster.configMap(ns, "after-first-page", "v"));
 

@@ -66,7 +66,8 @@ class RealServerListWatchTest {
     ResourceClient<ConfigMap> cms = configMaps(client, ns, 30);
 
     ListResult<ConfigMap> all =
-        cms.listerWatcher().list(ListOptions.builder().resourceVersion("0").limit(10L).build(), Cancellation.none());
+        cms.listerWatcher().list(ListOptions.builder().resourceVersion("0").limit(10L).build(),
+            Cancellation.none());
 
     assertThat(all.items()).hasSize(30);
     assertThat(all.hasMore()).isFalse();
