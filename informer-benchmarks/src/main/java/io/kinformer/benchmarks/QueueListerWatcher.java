@@ -1,5 +1,6 @@
 package io.kinformer.benchmarks;
 
+import io.kinformer.cache.Cancellation;
 import io.kinformer.cache.ListOptions;
 import io.kinformer.cache.ListResult;
 import io.kinformer.cache.ListerWatcher;
@@ -41,12 +42,14 @@ final class QueueListerWatcher<T> implements ListerWatcher<T> {
   }
 
   @Override
-  public ListResult<T> list(ListOptions options) {
+  public ListResult<T> list(ListOptions options, Cancellation cancellation) {
     return new ListResult<>(items, resourceVersion, null, null);
   }
 
+  /** Its watch ends once closed or once {@code cancellation} is cancelled. */
   @Override
-  public Watch<T> watch(ListOptions options) {
+  public Watch<T> watch(ListOptions options, Cancellation cancellation) {
+    Cancellation.Registration ended = cancellation.onCancel(() -> events.add(END));
     return new Watch<>() {
       @Override
       @SuppressWarnings("unchecked")
@@ -66,6 +69,7 @@ final class QueueListerWatcher<T> implements ListerWatcher<T> {
 
       @Override
       public void close() {
+        ended.close();
         events.add(END);
       }
     };

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.kinformer.cache.ApiException;
+import io.kinformer.cache.Cancellation;
 import io.kinformer.cache.InformerException;
 import io.kinformer.cache.ListOptions;
 import io.kinformer.cache.ListResult;
@@ -303,13 +304,13 @@ public final class ResourceClient<T extends HasMetadata> {
 
   /**
    * Opens a watch of this client's namespace and selectors (as {@code
-   * listerWatcher().watch(options)}, but its objects are the caller's to modify); read it with
-   * {@link Watch#next()} and close it.
+   * listerWatcher().watch(options, Cancellation.none())}, but its objects are the caller's to
+   * modify); read it with {@link Watch#next()} and close it.
    *
    * @throws ApiException if the server refused the watch
    */
   public Watch<T> watch(ListOptions options) {
-    return callerListerWatcher().watch(options);
+    return callerListerWatcher().watch(options, Cancellation.none());
   }
 
   /**
@@ -348,7 +349,7 @@ public final class ResourceClient<T extends HasMetadata> {
     ListerWatcher<T> lw = callerListerWatcher();
     List<T> items = new ArrayList<>();
     while (true) {
-      ListResult<T> result = lw.list(page);
+      ListResult<T> result = lw.list(page, Cancellation.none());
       items.addAll(result.items());
       if (!result.hasMore()) {
         return new ListResult<>(items, result.resourceVersion(), null, null);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.kinformer.cache.Cancellation;
 import io.kinformer.cache.ListOptions;
 import io.kinformer.cache.ListerWatcher;
 import io.kinformer.cache.Watch;
@@ -62,7 +63,7 @@ class HttpCallsCacheMapperTest {
     server.enqueue(json(LIST));
 
     ListerWatcher<Pod> source = pods.listerWatcher();
-    Pod pod = source.list(ListOptions.none()).items().get(0);
+    Pod pod = source.list(ListOptions.none(), Cancellation.none()).items().get(0);
 
     // Modifiable for the informer's transform; read-only once readied for the cache.
     pod.getMetadata().getAdditionalProperties().put("k", "v");
@@ -77,7 +78,7 @@ class HttpCallsCacheMapperTest {
   void listerWatcherWatch_decodesForTheCache() {
     server.enqueue(json("{\"type\":\"ADDED\",\"object\":" + POD + "}\n"));
 
-    try (Watch<Pod> watch = pods.listerWatcher().watch(ListOptions.none())) {
+    try (Watch<Pod> watch = pods.listerWatcher().watch(ListOptions.none(), Cancellation.none())) {
       WatchEvent<Pod> event = watch.next();
 
       assertThat(event).isNotNull();

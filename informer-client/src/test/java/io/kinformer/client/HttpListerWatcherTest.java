@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.kinformer.cache.Cancellation;
 import io.kinformer.cache.ApiException;
 import io.kinformer.cache.InformerException;
 import io.kinformer.cache.ListOptions;
@@ -152,7 +153,7 @@ class HttpListerWatcherTest {
   void list_mapsEveryListOptionsFieldToTheQuery(QueryCase c) throws Exception {
     server.enqueue(json(200, EMPTY_LIST));
 
-    client(ResourceType.of(Pod.class)).listerWatcher().list(c.options());
+    client(ResourceType.of(Pod.class)).listerWatcher().list(c.options(), Cancellation.none());
 
     RecordedRequest r = take();
     assertThat(r.getMethod()).isEqualTo("GET");
@@ -164,7 +165,8 @@ class HttpListerWatcherTest {
   void watch_mapsEveryListOptionsFieldToTheQueryPlusWatchTrue(QueryCase c) throws Exception {
     server.enqueue(json(200, ""));
 
-    try (Watch<Pod> w = client(ResourceType.of(Pod.class)).listerWatcher().watch(c.options())) {
+    try (Watch<Pod> w = client(ResourceType.of(Pod.class)).listerWatcher()
+        .watch(c.options(), Cancellation.none())) {
       assertThat(w.next()).isNull();
     }
 
@@ -199,7 +201,7 @@ class HttpListerWatcherTest {
             "/apis/example.com/v1/widgets"));
     for (PathCase c : cases) {
       server.enqueue(json(200, EMPTY_LIST));
-      c.client().listerWatcher().list(ListOptions.none());
+      c.client().listerWatcher().list(ListOptions.none(), Cancellation.none());
       assertThat(take().getUrl().encodedPath()).as(c.name()).isEqualTo(c.expectedPath());
     }
   }
@@ -210,7 +212,7 @@ class HttpListerWatcherTest {
     ResourceClient<Pod> pods = ResourceClient.create(
         http, server.url("/k8s/clusters/c-1/"), ResourceType.of(Pod.class), Codecs.newMapper());
 
-    pods.inNamespace("a").listerWatcher().list(ListOptions.none());
+    pods.inNamespace("a").listerWatcher().list(ListOptions.none(), Cancellation.none());
 
     assertThat(take().getUrl().encodedPath())
         .isEqualTo("/k8s/clusters/c-1/api/v1/namespaces/a/pods");
@@ -226,8 +228,8 @@ class HttpListerWatcherTest {
         .withFieldSelector("spec.nodeName=n1")
         .listerWatcher(o -> o.toBuilder().limit(5L).build());
 
-    lw.list(ListOptions.builder().labelSelector("tier=front").build());
-    lw.watch(ListOptions.builder().resourceVersion("9").build()).close();
+    lw.list(ListOptions.builder().labelSelector("tier=front").build(), Cancellation.none());
+    lw.watch(ListOptions.builder().resourceVersion("9").build(), Cancellation.none()).close();
 
     Map<String, String> listQuery = query(take().getUrl());
     assertThat(listQuery).containsEntry("labelSelector", "app=web,tier=front")
@@ -247,9 +249,9 @@ class HttpListerWatcherTest {
     ListerWatcher<PartialObjectMetadata> lw =
         client(ResourceType.metadataOnly(Pod.class)).inNamespace("e9-meta").listerWatcher();
 
-    ListResult<PartialObjectMetadata> list = lw.list(ListOptions.none());
+    ListResult<PartialObjectMetadata> list = lw.list(ListOptions.none(), Cancellation.none());
     List<WatchEvent<PartialObjectMetadata>> events = new ArrayList<>();
-    try (Watch<PartialObjectMetadata> w = lw.watch(ListOptions.none())) {
+    try (Watch<PartialObjectMetadata> w = lw.watch(ListOptions.none(), Cancellation.none())) {
       for (WatchEvent<PartialObjectMetadata> e = w.next(); e != null; e = w.next()) {
         events.add(e);
       }
@@ -267,7 +269,8 @@ class HttpListerWatcherTest {
   void typed_sendsPlainJsonAccept() throws Exception {
     server.enqueue(json(200, EMPTY_LIST));
 
-    client(ResourceType.of(Pod.class)).listerWatcher().list(ListOptions.none());
+    client(ResourceType.of(Pod.class)).listerWatcher()
+        .list(ListOptions.none(), Cancellation.none());
 
     assertThat(take().getHeaders().get("Accept")).isEqualTo("application/json");
   }
@@ -285,7 +288,8 @@ class HttpListerWatcherTest {
         .body(gzipped).build());
 
     ListResult<Pod> page =
-        client(ResourceType.of(Pod.class)).listerWatcher().list(ListOptions.none());
+        client(ResourceType.of(Pod.class)).listerWatcher()
+            .list(ListOptions.none(), Cancellation.none());
 
     assertThat(take().getHeaders().get("Accept-Encoding")).isEqualTo("gzip");
     assertThat(page.items()).singleElement()
@@ -301,7 +305,7 @@ class HttpListerWatcherTest {
 
     List<WatchEventType> types = new ArrayList<>();
     try (Watch<Pod> w = client(ResourceType.of(Pod.class)).listerWatcher()
-        .watch(ListOptions.builder().allowWatchBookmarks(true).build())) {
+        .watch(ListOptions.builder().allowWatchBookmarks(true).build(), Cancellation.none())) {
       for (WatchEvent<Pod> e = w.next(); e != null; e = w.next()) {
         types.add(e.type());
       }
@@ -320,7 +324,7 @@ class HttpListerWatcherTest {
         .addHeader("Content-Type", "application/json").chunkedBody(truncated, 7).build());
 
     try (Watch<Pod> w = client(ResourceType.of(Pod.class)).listerWatcher()
-        .watch(ListOptions.none())) {
+        .watch(ListOptions.none(), Cancellation.none())) {
       assertThat(w.next().object().getMetadata().getName()).isEqualTo("a");
       assertThatThrownBy(w::next)
           .isInstanceOf(InformerException.class)
@@ -335,7 +339,7 @@ class HttpListerWatcherTest {
     server.enqueue(json(200, CodecTranscripts.read("watch-05-expired.jsonl")));
 
     try (Watch<Pod> w = client(ResourceType.of(Pod.class)).listerWatcher()
-        .watch(ListOptions.builder().resourceVersion("110").build())) {
+        .watch(ListOptions.builder().resourceVersion("110").build(), Cancellation.none())) {
       WatchEvent<Pod> e = w.next();
       assertThat(e.type()).isEqualTo(WatchEventType.ERROR);
       assertThat(e.error().code()).isEqualTo(410);
@@ -351,7 +355,7 @@ class HttpListerWatcherTest {
         + "\"code\":401}"));
 
     assertThatThrownBy(() -> client(ResourceType.of(Pod.class)).listerWatcher()
-        .watch(ListOptions.none()))
+        .watch(ListOptions.none(), Cancellation.none()))
         .isInstanceOfSatisfying(ApiException.class, e -> {
           assertThat(e.code()).isEqualTo(401);
           assertThat(e.reason()).contains("Unauthorized");
@@ -365,7 +369,7 @@ class HttpListerWatcherTest {
         + "\"message\":\"too old resource version: 1 (5)\",\"reason\":\"Gone\",\"code\":410}"));
 
     assertThatThrownBy(() -> client(ResourceType.of(Pod.class)).listerWatcher()
-        .watch(ListOptions.builder().resourceVersion("1").build()))
+        .watch(ListOptions.builder().resourceVersion("1").build(), Cancellation.none()))
         .isInstanceOfSatisfying(ApiException.class,
             e -> assertThat(e.isResourceExpired()).isTrue());
   }
@@ -379,7 +383,7 @@ class HttpListerWatcherTest {
 
     assertThatThrownBy(() -> client(ResourceType.dynamic(
         Gvr.of("nope.example.com", "v1", "things"), "Thing", true))
-        .listerWatcher().watch(ListOptions.none()))
+        .listerWatcher().watch(ListOptions.none(), Cancellation.none()))
         .isInstanceOfSatisfying(ApiException.class, e -> {
           assertThat(e.code()).isEqualTo(404);
           assertThat(e.reason()).isEmpty();
@@ -392,7 +396,7 @@ class HttpListerWatcherTest {
     String first = CodecTranscripts.read("watch-03-bookmarks.jsonl").split("\n")[0] + "\n";
     server.enqueue(held(first).response());
     Watch<Pod> watch = client(ResourceType.of(Pod.class)).listerWatcher()
-        .watch(ListOptions.none());
+        .watch(ListOptions.none(), Cancellation.none());
     assertThat(watch.next().object().getMetadata().getName()).isEqualTo("a");
     CountDownLatch aboutToBlock = new CountDownLatch(1);
 
@@ -413,7 +417,7 @@ class HttpListerWatcherTest {
   void watch_closeBeforeAnyRead_releasesAndNextReturnsNull() {
     server.enqueue(held().response());
     Watch<Pod> watch = client(ResourceType.of(Pod.class)).listerWatcher()
-        .watch(ListOptions.none());
+        .watch(ListOptions.none(), Cancellation.none());
 
     watch.close();
 
@@ -429,7 +433,7 @@ class HttpListerWatcherTest {
     ResourceClient<Pod> pods = ResourceClient.create(
         http, server.url("/"), ResourceType.of(Pod.class), Codecs.newMapper(), shortIdle);
 
-    Watch<Pod> watch = pods.listerWatcher().watch(ListOptions.none());
+    Watch<Pod> watch = pods.listerWatcher().watch(ListOptions.none(), Cancellation.none());
 
     assertThatThrownBy(watch::next)
         .isInstanceOf(InformerException.class)
@@ -447,7 +451,7 @@ class HttpListerWatcherTest {
     ResourceClient<Pod> pods = ResourceClient.create(
         http, server.url("/"), ResourceType.of(Pod.class), Codecs.newMapper(), idle(200));
 
-    assertThatThrownBy(() -> pods.listerWatcher().watch(ListOptions.none()))
+    assertThatThrownBy(() -> pods.listerWatcher().watch(ListOptions.none(), Cancellation.none()))
         .isInstanceOf(InformerException.class)
         .isNotInstanceOf(ApiException.class)
         .hasMessageContaining("went silent: no response within")
@@ -469,7 +473,7 @@ class HttpListerWatcherTest {
 
     List<WatchEventType> types = new ArrayList<>();
     try (Watch<Pod> w = pods.listerWatcher()
-        .watch(ListOptions.builder().allowWatchBookmarks(true).build())) {
+        .watch(ListOptions.builder().allowWatchBookmarks(true).build(), Cancellation.none())) {
       for (WatchEvent<Pod> e = w.next(); e != null; e = w.next()) {
         types.add(e.type());
       }
@@ -507,7 +511,7 @@ class HttpListerWatcherTest {
         .body(CodecTranscripts.read("status-05-too-large.json")).build());
 
     assertThatThrownBy(() -> client(ResourceType.of(Pod.class)).listerWatcher()
-        .list(ListOptions.builder().resourceVersion("100394").build()))
+        .list(ListOptions.builder().resourceVersion("100394").build(), Cancellation.none()))
         .isInstanceOfSatisfying(ApiException.class, e -> {
           assertThat(e.code()).isEqualTo(504);
           assertThat(e.reason()).contains("Timeout");
@@ -525,7 +529,7 @@ class HttpListerWatcherTest {
         ResourceClient.create(http, base, ResourceType.of(Pod.class), Codecs.newMapper());
 
     assertThatThrownBy(() -> pods.inNamespace("ns").listerWatcher()
-        .list(ListOptions.builder().continueToken("secret-token").build()))
+        .list(ListOptions.builder().continueToken("secret-token").build(), Cancellation.none()))
         .isInstanceOf(InformerException.class)
         .isNotInstanceOf(ApiException.class)
         .hasMessageContaining("GET " + base + "api/v1/namespaces/ns/pods")
@@ -541,7 +545,7 @@ class HttpListerWatcherTest {
 
     assertThatThrownBy(() -> client(ResourceType.dynamic(
         Gvr.of("", "v1", "pods"), "Pod", true)).listerWatcher()
-        .list(ListOptions.none()))
+        .list(ListOptions.none(), Cancellation.none()))
         .isInstanceOf(InformerException.class)
         .hasMessageContaining("malformed list response of v1/pods");
   }
@@ -561,7 +565,7 @@ class HttpListerWatcherTest {
     ResourceClient<Pod> pods = ResourceClient.create(
         http, server.url("/"), ResourceType.of(Pod.class), Codecs.newMapper(), listIdle(1000));
 
-    ListResult<Pod> slow = pods.listerWatcher().list(ListOptions.none());
+    ListResult<Pod> slow = pods.listerWatcher().list(ListOptions.none(), Cancellation.none());
 
     ListResult<Pod> direct = new ListCodec<>(Codecs.newMapper().reader(), ResourceType.of(Pod.class))
         .decode(new java.io.ByteArrayInputStream(page.getBytes(StandardCharsets.UTF_8)), "direct");
@@ -577,7 +581,7 @@ class HttpListerWatcherTest {
     ResourceClient<Pod> pods = ResourceClient.create(
         http, server.url("/"), ResourceType.of(Pod.class), Codecs.newMapper(), listIdle(200));
 
-    assertThatThrownBy(() -> pods.listerWatcher().list(ListOptions.none()))
+    assertThatThrownBy(() -> pods.listerWatcher().list(ListOptions.none(), Cancellation.none()))
         .isInstanceOf(InformerException.class)
         .isNotInstanceOf(ApiException.class)
         .hasMessageContaining("list went silent: no data for")
@@ -591,7 +595,7 @@ class HttpListerWatcherTest {
     ResourceClient<Pod> pods = ResourceClient.create(
         http, server.url("/"), ResourceType.of(Pod.class), Codecs.newMapper(), listIdle(200));
 
-    assertThatThrownBy(() -> pods.listerWatcher().list(ListOptions.none()))
+    assertThatThrownBy(() -> pods.listerWatcher().list(ListOptions.none(), Cancellation.none()))
         .isInstanceOf(InformerException.class)
         .isNotInstanceOf(ApiException.class)
         .hasMessageContaining("list went silent: no response within")
@@ -605,7 +609,7 @@ class HttpListerWatcherTest {
         + "\"spec\":{\"size\":2}}]}"));
 
     ListResult<GenericKubernetesResource> page = client(ResourceType.dynamic(WIDGETS, "Widget",
-        true)).listerWatcher().list(ListOptions.none());
+        true)).listerWatcher().list(ListOptions.none(), Cancellation.none());
 
     GenericKubernetesResource w = page.items().get(0);
     assertThat(w.getKind()).isEqualTo("Widget");

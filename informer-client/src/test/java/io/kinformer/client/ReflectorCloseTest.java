@@ -5,32 +5,36 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.kinformer.cache.Cancellation;
 import io.kinformer.cache.Indexers;
 import io.kinformer.cache.InformerException;
 import io.kinformer.cache.ListOptions;
 import io.kinformer.cache.ListerWatcher;
 import io.kinformer.cache.Reflector;
+import io.kinformer.cache.Watch;
+import io.kinformer.cache.WatchEvent;
 import io.kinformer.client.internal.codec.Codecs;
-import io.kinformer.client.internal.http.InFlightCalls;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
-import okhttp3.Call;
 import okhttp3.OkHttpClient;
-import okhttp3.Request;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@link Reflector#close()} over HTTP/1.1, where OkHttp ignores the interrupt of a thread blocked
- * in a socket read: close() must cancel the request in flight through {@link
- * ListerWatcher#cancelCalls}, as client-go cancels the context of every request.
+ * in a socket read: close() must cancel the request in flight through the {@link Cancellation}
+ * it passed to the {@link ListerWatcher}, as client-go cancels the context of every request; and
+ * the HTTP lister-watcher's own handling of a cancellation.
  */
 class ReflectorCloseTest {
 
@@ -48,6 +52,13 @@ class ReflectorCloseTest {
   /** As KubeClient's: no read timeout, so only the request's call timeout (minutes) ends a stall. */
   private final OkHttpClient http = new OkHttpClient.Builder().readTimeout(Duration.ZERO).build();
   private final AtomicReference<Thread> reflectorThread = new AtomicReference<>();
+  /** Runs a list or a watch's next() for the tests that cancel it from the test thread. */
+  private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "test-worker");
+    t.setDaemon(true);
+    reflectorThread.set(t);
+    return t;
+  });
 
   @BeforeEach
   void start() throws IOException {
@@ -56,6 +67,7 @@ class ReflectorCloseTest {
 
   @AfterEach
   void stop() {
+    worker.shutdownNow();
     server.close();
     http.dispatcher().executorService().shutdown();
     http.connectionPool().evictAll();
@@ -98,7 +110,7 @@ class ReflectorCloseTest {
    * it (before that, okio would notice the interrupt and fail the read itself).
    */
   private boolean blockedInSocketRead() {
-    Thread t = reflectorThread.get();
+    Thread t = reflectorThread.get(); // the reflector's, or the worker's
     return t != null
         && Arrays.stream(t.getStackTrace()).anyMatch(f -> f.getMethodName().equals("read")
             && (f.getClassName().equals("sun.nio.ch.NioSocketImpl")
@@ -143,33 +155,51 @@ class ReflectorCloseTest {
 
   /** The race where close() comes before the call it is meant for has started. */
   @Test
-  void cancelCalls_beforeTheCallStarts_failsThatThreadsNextCallsAtOnce() {
+  void cancelledBeforeTheCallStarts_listAndWatchFailAtOnce_withoutARequest() {
     server.enqueue(new MockResponse.Builder()
         .addHeader("Content-Type", "application/json").body(EMPTY_LIST).build());
     ListerWatcher<Pod> lw = listerWatcher();
-    lw.cancelCalls(Thread.currentThread());
+    Cancellation cancelled = new Cancellation();
+    cancelled.cancel();
 
-    assertThatThrownBy(() -> lw.list(ListOptions.none())).isInstanceOf(InformerException.class)
+    assertThatThrownBy(() -> lw.list(ListOptions.none(), cancelled))
+        .isInstanceOf(InformerException.class)
         .hasMessageContaining("GET " + server.url("/api/v1/pods"));
-    assertThatThrownBy(() -> lw.watch(ListOptions.none())).isInstanceOf(InformerException.class);
+    assertThatThrownBy(() -> lw.watch(ListOptions.none(), cancelled))
+        .isInstanceOf(InformerException.class);
     assertThat(server.getRequestCount()).as("requests sent").isZero();
   }
 
   @Test
-  void inFlightCalls_cancelReachesOnlyThatThreadsCallInFlight() {
-    InFlightCalls inFlight = new InFlightCalls();
-    Request request = new Request.Builder().url(server.url("/")).build();
-    Call mine = http.newCall(request);
-    inFlight.start(mine);
-    inFlight.cancel(new Thread(() -> {}));
-    assertThat(mine.isCanceled()).as("another thread's cancel").isFalse();
+  void cancel_duringAListWhoseBodyStalls_failsTheList() throws Exception {
+    server.enqueue(new MockResponse.Builder()
+        .bodyDelay(STALL_SECONDS, TimeUnit.SECONDS)
+        .addHeader("Content-Type", "application/json").body(EMPTY_LIST).build());
+    ListerWatcher<Pod> lw = listerWatcher();
+    Cancellation cancellation = new Cancellation();
+    CompletableFuture<?> listed = CompletableFuture.supplyAsync(
+        () -> lw.list(ListOptions.none(), cancellation), worker);
+    await().atMost(Duration.ofSeconds(10)).until(this::blockedInSocketRead);
 
-    inFlight.cancel(Thread.currentThread());
-    assertThat(mine.isCanceled()).isTrue();
-    inFlight.end();
-    Call next = http.newCall(request);
-    inFlight.start(next);
-    assertThat(next.isCanceled()).as("a call started after the cancel").isTrue();
-    inFlight.end();
+    cancellation.cancel();
+
+    assertThat(listed).failsWithin(PROMPTLY)
+        .withThrowableThat().withCauseInstanceOf(InformerException.class);
+  }
+
+  @Test
+  void cancel_ofAWatchAlreadyReturned_endsIt() throws Exception {
+    server.enqueue(new MockResponse.Builder()
+        .bodyDelay(STALL_SECONDS, TimeUnit.SECONDS)
+        .addHeader("Content-Type", "application/json").chunkedBody("\n", 1).build());
+    Cancellation cancellation = new Cancellation();
+    Watch<Pod> watch = listerWatcher().watch(ListOptions.none(), cancellation);
+    CompletableFuture<WatchEvent<Pod>> next = CompletableFuture.supplyAsync(watch::next, worker);
+    await().atMost(Duration.ofSeconds(10)).until(this::blockedInSocketRead);
+
+    cancellation.cancel();
+
+    assertThat(next).succeedsWithin(PROMPTLY).as("a cancelled watch ends as if closed").isNull();
+    watch.close();
   }
 }

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.kinformer.cache.Cancellation;
 import io.kinformer.cache.ApiException;
 import io.kinformer.cache.ListOptions;
 import io.kinformer.cache.ListResult;
@@ -92,7 +93,7 @@ class ResourceClientKubernetesMockServerTest {
     pods.create(pod("b"));
     ListerWatcher<Pod> lw = pods.listerWatcher();
 
-    ListResult<Pod> listed = lw.list(ListOptions.none());
+    ListResult<Pod> listed = lw.list(ListOptions.none(), Cancellation.none());
 
     assertThat(listed.items()).extracting(p -> p.getMetadata().getName())
         .containsExactlyInAnyOrder("a", "b");
@@ -109,7 +110,7 @@ class ResourceClientKubernetesMockServerTest {
     // a plain HTTP streaming watch, as client-go and we send, is refused with 400. Real API
     // servers serve both; our streaming watch is covered by HttpListerWatcherTest on real
     // transcript bytes.
-    assertThatThrownBy(() -> pods.listerWatcher().watch(ListOptions.none()))
+    assertThatThrownBy(() -> pods.listerWatcher().watch(ListOptions.none(), Cancellation.none()))
         .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo(400));
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.kinformer.cache.Cancellation;
 import io.kinformer.cache.ListOptions;
 import io.kinformer.cache.ListResult;
 import io.kinformer.cache.ListerWatcher;
@@ -59,7 +60,7 @@ class ShardedListerWatcherTest {
   @Test
   void list_serverApplies_returnsTheShard_withTheEcho() {
     ListerWatcher<ConfigMap> lw = configMaps.withShardSelector(LOWER).listerWatcher();
-    ListResult<ConfigMap> r = lw.list(ListOptions.none());
+    ListResult<ConfigMap> r = lw.list(ListOptions.none(), Cancellation.none());
     assertThat(uids(r)).containsExactlyInAnyOrderElementsOf(lowerUids);
     assertThat(r.shardSelector()).isEqualTo(LOWER.toString());
   }
@@ -70,8 +71,8 @@ class ShardedListerWatcherTest {
     ListerWatcher<ConfigMap> lw = configMaps.withShardSelector(LOWER).listerWatcher();
     List<ListResult<ConfigMap>> results = new ArrayList<>();
     String log = LogCapture.stderrOf(() -> {
-      results.add(lw.list(ListOptions.none()));
-      results.add(lw.list(ListOptions.none()));
+      results.add(lw.list(ListOptions.none(), Cancellation.none()));
+      results.add(lw.list(ListOptions.none(), Cancellation.none()));
     });
     assertThat(results).allSatisfy(r -> {
       assertThat(uids(r)).containsExactlyInAnyOrderElementsOf(lowerUids);
@@ -86,7 +87,7 @@ class ShardedListerWatcherTest {
     ListerWatcher<ConfigMap> lw = configMaps.withShardSelector(LOWER).listerWatcher();
     ListOptions streaming = ListOptions.builder().sendInitialEvents(true)
         .resourceVersionMatch(ListOptions.NOT_OLDER_THAN).allowWatchBookmarks(true).build();
-    try (Watch<ConfigMap> w = lw.watch(streaming)) {
+    try (Watch<ConfigMap> w = lw.watch(streaming, Cancellation.none())) {
       List<String> added = new ArrayList<>();
       WatchEvent<ConfigMap> e;
       while ((e = w.next()).type() != WatchEventType.BOOKMARK) {
@@ -102,7 +103,7 @@ class ShardedListerWatcherTest {
     ShardSelector upper = ShardSelector.ofShard(ShardSelector.Field.UID, 1, 2);
     ListerWatcher<ConfigMap> lw = configMaps.withShardSelector(LOWER).listerWatcher();
     ListResult<ConfigMap> r =
-        lw.list(ListOptions.builder().shardSelector(upper.toString()).build());
+        lw.list(ListOptions.builder().shardSelector(upper.toString()).build(), Cancellation.none());
     assertThat(uids(r)).allMatch(upper::matchesValue).doesNotContainAnyElementsOf(lowerUids);
   }
 }

@@ -8,6 +8,13 @@ package io.kinformer.cache;
  * <p>Implementations receive the options the reflector builds (resourceVersion, paging, bookmarks,
  * timeouts) and add their own fixed ones (namespace, selectors) to each request.
  *
+ * <p>Every call gets a {@link Cancellation}: a {@link Reflector} cancels it on {@link
+ * Reflector#close()}, so an implementation whose requests can block (on a socket, on a server that
+ * does not answer) must end them when it is cancelled: register what ends a request with {@link
+ * Cancellation#onCancel} for as long as the request (or the returned watch) lasts, and close the
+ * registration afterwards. Interrupting the calling thread is not enough: OkHttp over HTTP/1.1, for
+ * one, does not notice an interrupt while blocked in a socket read.
+ *
  * <p>Thread safety: implementations must be thread-safe.
  *
  * @param <T> the object type
@@ -15,41 +22,29 @@ package io.kinformer.cache;
 public interface ListerWatcher<T> {
 
   /**
-   * Lists one page.
+   * Lists one page. When {@code cancellation} is cancelled, before or during the request, the
+   * request fails at once with an {@link InformerException} (an implementation must not wait for
+   * the server, nor for the rest of a list being read).
    *
+   * @param cancellation ends the request; {@link Cancellation#none()} when nothing needs to
    * @throws ApiException if the server refused the request
-   * @throws InformerException if the request failed otherwise (I/O, decoding)
+   * @throws InformerException if the request failed otherwise (I/O, decoding, the cancellation)
    */
-  ListResult<T> list(ListOptions options);
+  ListResult<T> list(ListOptions options, Cancellation cancellation);
 
   /**
    * Opens a watch. Returns once the server has accepted it; events are then read with {@link
-   * Watch#next()}.
+   * Watch#next()}. When {@code cancellation} is cancelled while the watch is being opened, this
+   * fails at once with an {@link InformerException}; once it returned the watch, the watch ends:
+   * a {@code next()} blocked or called later returns null, as after {@link Watch#close()}
+   * (client-go's watch ends when its context is cancelled).
    *
+   * @param cancellation ends the request and the watch; {@link Cancellation#none()} when nothing
+   *     needs to
    * @throws ApiException if the server refused the request
-   * @throws InformerException if the request failed otherwise
+   * @throws InformerException if the request failed otherwise (I/O, the cancellation)
    */
-  Watch<T> watch(ListOptions options);
-
-  /**
-   * Cancels the {@link #list} or {@link #watch} call that {@code thread} has in flight (still
-   * waiting for the server, or reading a list), and makes every call that thread starts from now on
-   * fail at once; a {@link Watch} already returned is not touched (close it instead). The calls
-   * fail with an {@link InformerException}.
-   *
-   * <p>{@link Reflector#close()} calls this with its own thread when interrupting it did not end it
-   * within a moment, so that it never waits on a request blocked where an interrupt does not reach
-   * (OkHttp over HTTP/1.1 blocked in a socket read), as client-go cancels the context passed to
-   * every request. The
-   * cancellation may come before the call it is meant for is under way: an implementation must then
-   * cancel or refuse that call as soon as it starts.
-   *
-   * <p>The default does nothing, for implementations whose calls do not block or end on an
-   * interrupt (as the test fixtures' {@code FakeListerWatcher} does).
-   *
-   * <p>Thread safety: called from any thread, concurrently with calls on {@code thread}.
-   */
-  default void cancelCalls(Thread thread) {}
+  Watch<T> watch(ListOptions options, Cancellation cancellation);
 
   /**
    * Whether {@link #watch} serves streaming lists: with {@code sendInitialEvents=true} it must

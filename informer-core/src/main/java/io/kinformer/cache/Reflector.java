@@ -166,8 +166,8 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   private static final Duration INTERNAL_ERROR_RESET = Duration.ofMinutes(1);
 
   /**
-   * How long close() lets an interrupt alone end the reflector thread before it cancels the
-   * thread's request in flight through {@link ListerWatcher#cancelCalls}.
+   * How long close() lets an interrupt alone end the reflector thread before it cancels {@link
+   * #cancellation}, and with it the thread's request in flight.
    */
   private static final Duration INTERRUPT_GRACE = Duration.ofMillis(200);
 
@@ -195,6 +195,12 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   private final ReflectorMetrics metrics;
   private final ThreadFactory threadFactory;
   private final @Nullable Executor runOn;
+
+  /**
+   * Passed to every list and watch; cancelled by close(), which so ends a request in flight and
+   * the open watch (client-go's context of {@code Run}).
+   */
+  private final Cancellation cancellation = new Cancellation();
 
   /** Every thread {@link #threadFactory} made for this reflector, so that close() can join it. */
   private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
@@ -347,8 +353,8 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
    * or lists the full state into the store, then watches until an error ends the cycle, which this
    * throws. Waits inside the cycle (a 429 on the watch) block this thread on the {@link
    * Scheduler}. Call it again to run the next cycle: it goes on from the last resourceVersion.
-   * Returns normally only once the reflector is closed. A watch in progress ends when {@link
-   * #close()} is called; a list request in progress is let finish.
+   * Returns normally only once the reflector is closed. A request or watch in progress ends when
+   * {@link #close()} is called, which cancels it.
    *
    * @throws ReflectorException what ended the cycle
    * @throws IllegalStateException if {@link #start()} was called, or a cycle already runs
@@ -547,7 +553,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   private Input<T> requestPage() {
     Pager<T> p = Objects.requireNonNull(pager, "pager");
     try {
-      return Input.listed(listerWatcher.list(p.nextRequest()));
+      return Input.listed(listerWatcher.list(p.nextRequest(), cancellation));
     } catch (Throwable e) {
       rethrowIfFatal(e);
       return Input.listFailed(e);
@@ -576,7 +582,7 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
     watchEvents = 0;
     Watch<T> w;
     try {
-      w = listerWatcher.watch(options);
+      w = listerWatcher.watch(options, cancellation);
     } catch (Throwable e) {
       rethrowIfFatal(e);
       return Input.openFailed(e);
@@ -1363,12 +1369,14 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
   /**
    * Stops the reflector: ends the open watch, cancels the pending wait and the resync tick,
    * interrupts the reflector thread and, if that did not end it within a moment, cancels the
-   * request it has in flight (a list, or a watch being opened) through {@link
-   * ListerWatcher#cancelCalls}, since an interrupt does not end a blocked socket read (OkHttp over
-   * HTTP/1.1); then waits for the thread to end. Called on the reflector thread itself (from a
-   * {@link WatchErrorHandler}, or from a transform), it neither interrupts nor waits for that
-   * thread, which ends as soon as the callback returns. A {@link #listAndWatch()} running on
-   * another thread returns once its request in flight returns. Idempotent.
+   * {@link Cancellation} its lists and watches were given, which ends the request it has in flight
+   * (a list, or a watch being opened), since an interrupt does not end a blocked socket read
+   * (OkHttp over HTTP/1.1); then waits for the thread to end. Called on the reflector thread itself
+   * (from a {@link WatchErrorHandler}, or from a transform), it neither interrupts nor waits for
+   * that thread, which ends as soon as the callback returns. A cycle running on a thread not the
+   * reflector's ({@link #listAndWatch()}, or an {@link Builder#executor executor} of the
+   * caller's) is not interrupted: the cancellation ends its request at once, and close() does not
+   * wait for it. Idempotent.
    */
   @Override
   public void close() {
@@ -1399,21 +1407,16 @@ public final class Reflector<T extends HasMetadata> implements AutoCloseable {
       } else {
         // Abandon a list (or watch) request in flight instead of waiting for it: the interrupt
         // reaches a thread waiting in Java (OkHttp over HTTP/2 waits so), the cancellation one
-        // blocked in a socket read (HTTP/1.1). Cancel only if the interrupt did not do: OkHttp
-        // may keep a pooled HTTP/2 connection busy after a call cancelled before its headers.
+        // blocked in a socket read (HTTP/1.1). Cancel only once the interrupt had its chance:
+        // OkHttp may keep a pooled HTTP/2 connection busy after a call cancelled before its
+        // headers. If the thread ended meanwhile, no request is in flight and this runs nothing.
         es.shutdownNow();
-        if (!awaitTermination(es, INTERRUPT_GRACE)) {
-          for (Thread t : threads) {
-            try {
-              listerWatcher.cancelCalls(t);
-            } catch (RuntimeException cancelFailure) {
-              log.warn("reflector={} cancelling the calls of {} failed", name, t, cancelFailure);
-            }
-          }
-        }
+        awaitTermination(es, INTERRUPT_GRACE);
+        cancellation.cancel();
         awaitThreads(es);
       }
     }
+    cancellation.cancel(); // idempotent; the only stop for a cycle on a thread not ours
     if (!onOwnThread) {
       synchronized (lifecycleLock) {
         driver = drivingThread;

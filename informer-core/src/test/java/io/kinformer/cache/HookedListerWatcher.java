@@ -88,15 +88,15 @@ final class HookedListerWatcher implements ListerWatcher<Pod> {
   }
 
   @Override
-  public ListResult<Pod> list(ListOptions options) {
+  public ListResult<Pod> list(ListOptions options, Cancellation cancellation) {
     requestOptions.add(options);
     int n = ++lists;
     onList.forEach(h -> h.accept(n));
-    return script.list(options);
+    return script.list(options, cancellation);
   }
 
   @Override
-  public Watch<Pod> watch(ListOptions options) {
+  public Watch<Pod> watch(ListOptions options, Cancellation cancellation) {
     requestOptions.add(options);
     int n = watches.size() + 1;
     HookedWatch placeholder = new HookedWatch(n, null);
@@ -104,7 +104,7 @@ final class HookedListerWatcher implements ListerWatcher<Pod> {
     onWatch.forEach(h -> h.accept(n));
     Watch<Pod> w;
     try {
-      w = script.watch(options);
+      w = script.watch(options, cancellation);
     } catch (RuntimeException e) {
       placeholder.failedToOpen = true;
       throw e;

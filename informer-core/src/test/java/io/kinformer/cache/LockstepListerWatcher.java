@@ -56,13 +56,13 @@ final class LockstepListerWatcher<T extends HasMetadata> implements ListerWatche
   }
 
   @Override
-  public ListResult<T> list(ListOptions options) {
-    return fake.list(options);
+  public ListResult<T> list(ListOptions options, Cancellation cancellation) {
+    return fake.list(options, cancellation);
   }
 
   @Override
-  public Watch<T> watch(ListOptions options) {
-    return new LockstepWatch(fake.watch(options));
+  public Watch<T> watch(ListOptions options, Cancellation cancellation) {
+    return new LockstepWatch(fake.watch(options, cancellation));
   }
 
   @Override

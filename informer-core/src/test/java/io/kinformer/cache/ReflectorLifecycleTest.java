@@ -94,7 +94,7 @@ class ReflectorLifecycleTest {
     ListerWatcher<Pod> hanging =
         new ListerWatcher<>() {
           @Override
-          public ListResult<Pod> list(ListOptions options) {
+          public ListResult<Pod> list(ListOptions options, Cancellation cancellation) {
             listing.countDown();
             try {
               new java.util.concurrent.CountDownLatch(1).await(); // a server that never answers
@@ -107,8 +107,8 @@ class ReflectorLifecycleTest {
           }
 
           @Override
-          public Watch<Pod> watch(ListOptions options) {
-            return source.watch(options);
+          public Watch<Pod> watch(ListOptions options, Cancellation cancellation) {
+            return source.watch(options, cancellation);
           }
         };
     start(builder(hanging));
@@ -123,6 +123,110 @@ class ReflectorLifecycleTest {
     assertThat(Thread.getAllStackTraces().keySet())
         .extracting(Thread::getName)
         .doesNotContain("kinformer-pods-reflector");
+  }
+
+  /**
+   * A list that an interrupt does not end (as OkHttp over HTTP/1.1 blocked in a socket read): it
+   * ends only when its cancellation is cancelled.
+   */
+  private ListerWatcher<Pod> listEndedOnlyByCancel(
+      java.util.concurrent.CountDownLatch listing, List<String> outcome) {
+    return new ListerWatcher<>() {
+      @Override
+      public ListResult<Pod> list(ListOptions options, Cancellation cancellation) {
+        java.util.concurrent.CountDownLatch cancelled = new java.util.concurrent.CountDownLatch(1);
+        Cancellation.Registration r = cancellation.onCancel(cancelled::countDown);
+        try {
+          listing.countDown();
+          boolean interrupted = false;
+          while (true) {
+            try {
+              cancelled.await();
+              break;
+            } catch (InterruptedException e) {
+              interrupted = true; // ignored, as a blocked socket read ignores it
+            }
+          }
+          outcome.add(interrupted ? "cancelled after an interrupt" : "cancelled");
+          throw new InformerException("list cancelled");
+        } finally {
+          r.close();
+        }
+      }
+
+      @Override
+      public Watch<Pod> watch(ListOptions options, Cancellation cancellation) {
+        return source.watch(options, cancellation);
+      }
+    };
+  }
+
+  @Test
+  void close_whileAListIgnoresTheInterrupt_cancelsItsCancellation() throws Exception {
+    java.util.concurrent.CountDownLatch listing = new java.util.concurrent.CountDownLatch(1);
+    List<String> outcome = new CopyOnWriteArrayList<>();
+    start(builder(listEndedOnlyByCancel(listing, outcome)));
+    assertThat(listing.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+    Thread closer = new Thread(reflector::close, "test-closer");
+    closer.start();
+    await().until(() -> !closer.isAlive());
+    assertThat(outcome).containsExactly("cancelled after an interrupt");
+    assertThat(errors).as("a failure caused by close() is not reported").isEmpty();
+    assertThat(Thread.getAllStackTraces().keySet())
+        .extracting(Thread::getName)
+        .doesNotContain("kinformer-pods-reflector");
+  }
+
+  @Test
+  void close_whileListAndWatchListsOnTheCallersThread_cancelsTheList() throws Exception {
+    java.util.concurrent.CountDownLatch listing = new java.util.concurrent.CountDownLatch(1);
+    List<String> outcome = new CopyOnWriteArrayList<>();
+    reflector = builder(listEndedOnlyByCancel(listing, outcome)).build();
+    java.util.concurrent.atomic.AtomicReference<Throwable> thrown =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    Thread caller = new Thread(() -> {
+      try {
+        reflector.listAndWatch();
+      } catch (RuntimeException e) {
+        thrown.set(e);
+      }
+    }, "test-caller");
+    caller.start();
+    assertThat(listing.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+    reflector.close();
+
+    await().until(() -> !caller.isAlive());
+    assertThat(outcome).as("not interrupted: the thread is the caller's")
+        .containsExactly("cancelled");
+    assertThat(thrown.get()).as("listAndWatch() returns normally once closed").isNull();
+  }
+
+  @Test
+  void close_endsTheOpenWatchThroughItsCancellation() {
+    java.util.concurrent.atomic.AtomicReference<Cancellation> given =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    ListerWatcher<Pod> recording = new ListerWatcher<>() {
+      @Override
+      public ListResult<Pod> list(ListOptions options, Cancellation cancellation) {
+        return source.list(options, cancellation);
+      }
+
+      @Override
+      public Watch<Pod> watch(ListOptions options, Cancellation cancellation) {
+        given.set(cancellation);
+        return source.watch(options, cancellation);
+      }
+    };
+    start(builder(recording));
+    awaitWatchOpen(1);
+    assertThat(given.get().isCancelled()).isFalse();
+
+    reflector.close();
+
+    assertThat(given.get().isCancelled()).isTrue();
+    assertThat(source.openWatchCount()).isZero();
   }
 
   @Test

@@ -117,13 +117,13 @@ class ReflectorWatchListClientGoTest {
       source =
           new ListerWatcher<>() { // does not override supportsWatchList()
             @Override
-            public ListResult<Pod> list(ListOptions options) {
-              return script.list(options);
+            public ListResult<Pod> list(ListOptions options, Cancellation cancellation) {
+              return script.list(options, cancellation);
             }
 
             @Override
-            public Watch<Pod> watch(ListOptions options) {
-              return script.watch(options);
+            public Watch<Pod> watch(ListOptions options, Cancellation cancellation) {
+              return script.watch(options, cancellation);
             }
           };
     } else {

@@ -108,7 +108,7 @@ final class ScriptedListerWatcher implements ListerWatcher<Pod> {
   }
 
   @Override
-  public ListResult<Pod> list(ListOptions o) {
+  public ListResult<Pod> list(ListOptions o, Cancellation cancellation) {
     StringBuilder sb = new StringBuilder("list");
     append(sb, "rv", o.resourceVersion());
     append(sb, "continue", o.continueToken());
@@ -127,7 +127,7 @@ final class ScriptedListerWatcher implements ListerWatcher<Pod> {
   }
 
   @Override
-  public Watch<Pod> watch(ListOptions o) {
+  public Watch<Pod> watch(ListOptions o, Cancellation cancellation) {
     boolean streaming = Boolean.TRUE.equals(o.sendInitialEvents());
     StringBuilder sb = new StringBuilder(streaming ? "stream" : "watch");
     append(sb, "rv", o.resourceVersion());

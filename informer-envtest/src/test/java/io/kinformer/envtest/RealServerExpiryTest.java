@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.kinformer.cache.Cancellation;
 import io.kinformer.cache.ApiException;
 import io.kinformer.cache.ListOptions;
 import io.kinformer.cache.ListResult;
@@ -39,14 +40,15 @@ class RealServerExpiryTest {
     for (int i = 0; i < 30; i++) {
       cms.create(Cluster.configMap(ns, "cm-" + i, "v"));
     }
-    ListResult<ConfigMap> first = cms.listerWatcher().list(ListOptions.builder().limit(10L).build());
+    ListResult<ConfigMap> first =
+        cms.listerWatcher().list(ListOptions.builder().limit(10L).build(), Cancellation.none());
     assertThat(first.hasMore()).isTrue();
     cms.create(Cluster.configMap(ns, "after-first-page", "v"));
 
     server.compact();
 
     assertThatThrownBy(() -> cms.listerWatcher().list(ListOptions.builder()
-            .limit(10L).continueToken(first.continueToken()).build()))
+            .limit(10L).continueToken(first.continueToken()).build(), Cancellation.none()))
         .isInstanceOfSatisfying(ApiException.class, e -> {
           assertThat(e.code()).isEqualTo(ApiException.GONE);
           assertThat(e.isResourceExpired()).isTrue();

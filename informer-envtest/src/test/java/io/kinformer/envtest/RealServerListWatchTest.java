@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.kinformer.cache.Cancellation;
 import io.kinformer.cache.ListOptions;
 import io.kinformer.cache.ListResult;
 import io.kinformer.cache.Watch;
@@ -44,7 +45,7 @@ class RealServerListWatchTest {
     List<Integer> pageSizes = new ArrayList<>();
     ListOptions options = ListOptions.builder().limit(50L).build();
     while (true) {
-      ListResult<ConfigMap> page = cms.listerWatcher().list(options);
+      ListResult<ConfigMap> page = cms.listerWatcher().list(options, Cancellation.none());
       page.items().forEach(cm -> names.add(cm.getMetadata().getName()));
       pageVersions.add(page.resourceVersion());
       pageSizes.add(page.items().size());
@@ -65,7 +66,8 @@ class RealServerListWatchTest {
     ResourceClient<ConfigMap> cms = configMaps(client, ns, 30);
 
     ListResult<ConfigMap> all =
-        cms.listerWatcher().list(ListOptions.builder().resourceVersion("0").limit(10L).build());
+        cms.listerWatcher().list(ListOptions.builder().resourceVersion("0").limit(10L).build(),
+            Cancellation.none());
 
     assertThat(all.items()).hasSize(30);
     assertThat(all.hasMore()).isFalse();

@@ -1,5 +1,6 @@
 package io.kinformer.envtest;
 
+import io.kinformer.cache.Cancellation;
 import io.kinformer.cache.ListOptions;
 import io.kinformer.cache.ListResult;
 import io.kinformer.cache.ListerWatcher;
@@ -88,20 +89,15 @@ final class RequestKinds {
     }
 
     @Override
-    public ListResult<T> list(ListOptions options) {
+    public ListResult<T> list(ListOptions options, Cancellation cancellation) {
       kinds.add(ofOptions(false, options));
-      return delegate.list(options);
+      return delegate.list(options, cancellation);
     }
 
     @Override
-    public Watch<T> watch(ListOptions options) {
+    public Watch<T> watch(ListOptions options, Cancellation cancellation) {
       kinds.add(ofOptions(true, options));
-      return delegate.watch(options);
-    }
-
-    @Override
-    public void cancelCalls(Thread thread) {
-      delegate.cancelCalls(thread);
+      return delegate.watch(options, cancellation);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.kinformer.cache.testing;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.kinformer.cache.ApiException;
+import io.kinformer.cache.Cancellation;
 import io.kinformer.cache.InformerException;
 import io.kinformer.cache.Keys;
 import io.kinformer.cache.ListOptions;
@@ -34,6 +35,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Objects passed to {@link #add}, {@link #modify} and {@link #delete} are owned by the fake from
  * then on: it stamps their {@code metadata.resourceVersion}. Pass a fresh object for every change.
+ *
+ * <p>A call whose {@link Cancellation} is already cancelled fails with an {@link
+ * InformerException} (and is still recorded); a watch ends, as if closed, once its cancellation is
+ * cancelled.
  *
  * <p>Thread safety: thread-safe. A {@link Watch} it returns may be read by one thread and closed by
  * any.
@@ -291,8 +296,9 @@ public final class FakeListerWatcher<T extends HasMetadata> implements ListerWat
   // ---- ListerWatcher ------------------------------------------------------------------------
 
   @Override
-  public ListResult<T> list(ListOptions options) {
+  public ListResult<T> list(ListOptions options, Cancellation cancellation) {
     listCalls.add(options);
+    failIfCancelled(cancellation, "list");
     lock.lock();
     try {
       RuntimeException failure = listFailures.poll();
@@ -329,8 +335,22 @@ public final class FakeListerWatcher<T extends HasMetadata> implements ListerWat
   }
 
   @Override
-  public Watch<T> watch(ListOptions options) {
+  public Watch<T> watch(ListOptions options, Cancellation cancellation) {
     watchCalls.add(options);
+    failIfCancelled(cancellation, "watch");
+    FakeWatch<T> w = openWatch(options);
+    // Registered outside the lock: the action runs at once if cancelled meanwhile.
+    w.endOn(cancellation);
+    return w;
+  }
+
+  private static void failIfCancelled(Cancellation cancellation, String call) {
+    if (cancellation.isCancelled()) {
+      throw new InformerException("the " + call + " call was cancelled");
+    }
+  }
+
+  private FakeWatch<T> openWatch(ListOptions options) {
     lock.lock();
     try {
       RuntimeException failure = watchFailures.poll();
@@ -411,10 +431,16 @@ public final class FakeListerWatcher<T extends HasMetadata> implements ListerWat
     final ListOptions options;
     private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
     private volatile boolean finished;
+    private volatile Cancellation.@Nullable Registration cancelRegistration;
 
     FakeWatch(FakeListerWatcher<T> source, ListOptions options) {
       this.source = source;
       this.options = options;
+    }
+
+    /** Closes this watch when {@code cancellation} is cancelled, until it is closed. */
+    void endOn(Cancellation cancellation) {
+      cancelRegistration = cancellation.onCancel(this::close);
     }
 
     void offer(WatchEvent<T> event) {
@@ -460,6 +486,10 @@ public final class FakeListerWatcher<T extends HasMetadata> implements ListerWat
 
     @Override
     public void close() {
+      Cancellation.Registration r = cancelRegistration;
+      if (r != null) {
+        r.close();
+      }
       source.forget(this);
       finish(null);
     }

@@ -1,6 +1,7 @@
 package io.kinformer.client.internal.http;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.kinformer.cache.Cancellation;
 import io.kinformer.cache.InformerException;
 import io.kinformer.cache.ListOptions;
 import io.kinformer.cache.ListResult;
@@ -17,8 +18,10 @@ import io.kinformer.client.internal.codec.WatchCodec;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import java.util.function.UnaryOperator;
+import okhttp3.Call;
 import okhttp3.HttpUrl;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -49,9 +52,11 @@ import org.slf4j.LoggerFactory;
  * An object's shard cannot change (its uid and namespace are immutable), so filtering events one
  * by one never leaves a stale object in the cache.
  *
- * <p>{@link #cancelCalls} cancels the call a thread has in flight (see {@link InFlightCalls}):
- * a reflector's close() uses it, because OkHttp over HTTP/1.1 ignores interrupts while blocked in a
- * socket read.
+ * <p>The {@link Cancellation} of a call cancels its OkHttp call, which closes the socket: a list
+ * or a watch being opened then fails at once, and a watch returned ends as if closed. A reflector's
+ * close() relies on that, because OkHttp over HTTP/1.1 ignores interrupts while blocked in a socket
+ * read. The cancellation is observed from before the call is executed until its response is read
+ * (a list) or the watch is done with, and unregistered then.
  *
  * <p>Thread safety: thread-safe; every call runs on the caller's thread.
  *
@@ -72,7 +77,6 @@ public final class HttpListerWatcher<T extends HasMetadata> implements ListerWat
   private final UndecodableObjects undecodable;
   /** Told how many bytes of list and watch bodies were decoded (a metric). */
   private final LongConsumer bytesDecoded;
-  private final InFlightCalls inFlight = new InFlightCalls();
   /** Whether the fallback to client-side shard filtering was logged (once per lister-watcher). */
   private final AtomicBoolean fallbackLogged = new AtomicBoolean();
 
@@ -119,15 +123,16 @@ public final class HttpListerWatcher<T extends HasMetadata> implements ListerWat
   }
 
   @Override
-  public ListResult<T> list(ListOptions options) {
+  public ListResult<T> list(ListOptions options, Cancellation cancellation) {
+    Objects.requireNonNull(cancellation, "cancellation");
     ListOptions effective = effective(options);
     HttpUrl url = HttpPaths.addQuery(
         HttpPaths.collection(calls.baseUrl(), type, namespace), effective, false).build();
     Request request = new Request.Builder().url(url).header("Accept", type.listAccept()).build();
     String what = HttpCalls.describe(request);
-    // Tracked until the body is read: a cancel must also end a stalled read of a large list.
-    try {
-      HttpCalls.Opened opened = calls.openList(request, calls.timeouts().listIdle(), inFlight::start);
+    // Observed until the body is read: a cancel must also end a stalled read of a large list.
+    try (CallCanceller canceller = new CallCanceller(cancellation)) {
+      HttpCalls.Opened opened = calls.openList(request, calls.timeouts().listIdle(), canceller);
       WatchIdleGuard guard = opened.guard();
       try (Response response = opened.response()) {
         CodecTailStream body = new CodecTailStream(response.body().byteStream());
@@ -151,25 +156,22 @@ public final class HttpListerWatcher<T extends HasMetadata> implements ListerWat
             result.resourceVersion(), result.hasMore());
         return filterList(result, effective.shardSelector());
       }
-    } finally {
-      inFlight.end();
     }
   }
 
   @Override
-  public Watch<T> watch(ListOptions options) {
+  public Watch<T> watch(ListOptions options, Cancellation cancellation) {
+    Objects.requireNonNull(cancellation, "cancellation");
     ListOptions effective = effective(options);
     HttpUrl url = HttpPaths.addQuery(
         HttpPaths.collection(calls.baseUrl(), type, namespace), effective, true).build();
     Request request = new Request.Builder().url(url).header("Accept", type.objectAccept()).build();
     String what = HttpCalls.describe(request);
     Duration idle = calls.timeouts().watchIdleFor(effective.timeoutSeconds());
-    // Tracked until the headers arrived: from then on the caller closes the returned watch.
+    // Observed on the call until the headers arrived, then on the watch (CancelledWatch).
     HttpCalls.Opened opened;
-    try {
-      opened = calls.openWatch(request, idle, inFlight::start);
-    } finally {
-      inFlight.end();
+    try (CallCanceller canceller = new CallCanceller(cancellation)) {
+      opened = calls.openWatch(request, idle, canceller);
     }
     log.debug("watch opened {} rv={} idleLimit={}", what, effective.resourceVersion(), idle);
     // The codec reads nothing until the first next(): this returns as soon as headers arrived.
@@ -181,22 +183,14 @@ public final class HttpListerWatcher<T extends HasMetadata> implements ListerWat
       Watch<T> w = new HttpWatch<>(
           opened.call(), opened.response(), codec, opened.guard(), what, bytesDecoded);
       ShardSelector shard = parseShard(effective.shardSelector());
-      return shard == null ? w : new ShardFilteredWatch<>(w, shard);
+      return new CancelledWatch<>(shard == null ? w : new ShardFilteredWatch<>(w, shard),
+          cancellation);
     } catch (RuntimeException | Error e) {
       opened.guard().stop();
       opened.call().cancel();
       opened.response().close();
       throw e;
     }
-  }
-
-  /**
-   * Cancels the list or watch request {@code thread} has in flight, and makes its later ones fail
-   * at once with an {@link InformerException}.
-   */
-  @Override
-  public void cancelCalls(Thread thread) {
-    inFlight.cancel(thread);
   }
 
   /**
@@ -244,6 +238,71 @@ public final class HttpListerWatcher<T extends HasMetadata> implements ListerWat
       return fixed;
     }
     return fixed + "," + given;
+  }
+
+  /**
+   * Shown the call before it is executed, cancels it when {@code cancellation} is (at once if it
+   * already is, so that executing it fails); {@link #close()} unregisters.
+   *
+   * <p>Thread safety: used by the calling thread only; the cancel runs on the cancelling thread.
+   */
+  private static final class CallCanceller implements Consumer<Call>, AutoCloseable {
+    private final Cancellation cancellation;
+    private Cancellation.@Nullable Registration registration;
+
+    CallCanceller(Cancellation cancellation) {
+      this.cancellation = cancellation;
+    }
+
+    @Override
+    public void accept(Call call) {
+      registration = cancellation.onCancel(call::cancel); // closes the socket: a read fails
+    }
+
+    @Override
+    public void close() {
+      if (registration != null) {
+        registration.close();
+      }
+    }
+  }
+
+  /**
+   * A watch that {@code cancellation} closes, so that a blocked {@link #next()} returns null; it
+   * unregisters once done with (closed, ended or failed), so that the watches of a long-lived
+   * cancellation do not pile up on it.
+   *
+   * <p>Thread safety: as the watch it wraps.
+   */
+  private static final class CancelledWatch<T> implements Watch<T> {
+    private final Watch<T> watch;
+    private final Cancellation.Registration registration;
+
+    CancelledWatch(Watch<T> watch, Cancellation cancellation) {
+      this.watch = watch;
+      this.registration = cancellation.onCancel(watch::close);
+    }
+
+    @Override
+    public @Nullable WatchEvent<T> next() {
+      WatchEvent<T> e;
+      try {
+        e = watch.next();
+      } catch (RuntimeException | Error failed) {
+        registration.close();
+        throw failed;
+      }
+      if (e == null) {
+        registration.close();
+      }
+      return e;
+    }
+
+    @Override
+    public void close() {
+      registration.close();
+      watch.close();
+    }
   }
 
   /**
