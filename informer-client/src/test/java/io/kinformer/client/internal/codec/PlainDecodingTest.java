@@ -8,7 +8,9 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.kinformer.cache.WatchEvent;
+import io.kinformer.cache.WatchEventType;
 import io.kinformer.client.Gvr;
+import io.kinformer.client.LogCapture;
 import io.kinformer.client.ResourceType;
 import java.io.ByteArrayInputStream;
 import java.lang.reflect.Field;
@@ -22,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -189,6 +192,46 @@ class PlainDecodingTest {
         .isInstanceOf(UnsupportedOperationException.class);
     assertThatThrownBy(() -> requests(pod).remove("cpu"))
         .isInstanceOf(UnsupportedOperationException.class);
+  }
+
+  @Test
+  void plainMode_stillSkipsAnObjectThatDoesNotBind_andReportsIt() throws Exception {
+    String list = "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"9\"},\"items\":["
+        + pod("good", "80") + "," + pod("bad", "\"http\"") + "," + pod("later", "81") + "]}";
+    AtomicInteger counted = new AtomicInteger();
+    UndecodableObjects undecodable = new UndecodableObjects("v1/pods", counted::incrementAndGet);
+
+    String logged = LogCapture.stderrOf(() -> {
+      List<Pod> items = new ListCodec<>(Codecs.newPlainMapper().reader(), PODS, undecodable)
+          .decode(new ByteArrayInputStream(list.getBytes(StandardCharsets.UTF_8)), "test list")
+          .items();
+      assertThat(items).extracting(p -> p.getMetadata().getName()).containsExactly("good", "later");
+    });
+
+    assertThat(counted).hasValue(1);
+    assertThat(logged).contains("WARN").contains("skipped Pod ns/bad")
+        .contains("spec.containers[0].ports[0].containerPort");
+  }
+
+  @Test
+  void plainMode_watchErrorEvent_isAnApiError() {
+    String stream = CodecTranscripts.read("watch-05-expired.jsonl");
+    WatchCodec<Pod> codec = new WatchCodec<>(
+        new ByteArrayInputStream(stream.getBytes(StandardCharsets.UTF_8)),
+        Codecs.newPlainMapper().reader(), PODS, "test watch");
+
+    WatchEvent<Pod> event = codec.next();
+    codec.close();
+
+    assertThat(event).isNotNull();
+    assertThat(event.type()).isEqualTo(WatchEventType.ERROR);
+    assertThat(event.error().code()).isEqualTo(410);
+    assertThat(event.error().reason()).hasValue("Expired");
+  }
+
+  private static String pod(String name, String port) {
+    return "{\"metadata\":{\"name\":\"" + name + "\",\"namespace\":\"ns\"},\"spec\":{"
+        + "\"containers\":[{\"name\":\"c\",\"ports\":[{\"containerPort\":" + port + "}]}]}}";
   }
 
   private static Map<String, Quantity> requests(Pod pod) {
