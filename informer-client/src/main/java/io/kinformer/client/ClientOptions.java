@@ -31,13 +31,30 @@ import org.jspecify.annotations.Nullable;
  *     ever, and a plugin that hangs (waiting for a browser login, a network that does not answer)
  *     would then stop every request of the client without a word; a plugin that gets a token
  *     normally answers within a few seconds
+ * @param decodingOptimizations whether the client decodes responses with its optimizations for
+ *     speed and memory; default true. False decodes the informers' lists and watches and every
+ *     {@link ResourceClient} response with plain Jackson databind into the fabric8 model, to rule
+ *     the optimizations out when a decoded object looks wrong; the objects are equal either way,
+ *     and false costs decoding time and retained heap. Off with false, as optimizations: the
+ *     bounded table of property names ({@code CacheJsonFactory}), shared strings ({@code
+ *     StringPool}, {@code PooledStringDeserializer}, {@code UniqueStrings}), the deserializers
+ *     that exist for speed or memory only ({@code QuantityDeserializer}, {@code
+ *     FieldsV1Deserializer}) and the compaction of decoded objects ({@code CacheCompactor} with its
+ *     {@code SmallMap}s). Kept in both modes, as behaviour: the streaming list and watch decoders
+ *     with their limits on bytes and string length ({@code ListCodec}, {@code WatchCodec}, {@code CodecTailStream}),
+ *     skipping an object that does not bind with its WARN and metric ({@code ObjectBinder},
+ *     {@code UndecodableObjects}), {@code Status} bodies and watch {@code ERROR} events ({@code
+ *     StatusCodec}), and freezing after the transform ({@code CacheFreezer}, with the read-only forms it
+ *     gives collections), which makes every collection of a cached object read-only, as {@link io.kinformer.cache.ReadOnlyStore}
+ *     promises
  */
 public record ClientOptions(
     @Nullable String userAgentSuffix,
     Duration connectTimeout,
     Duration pingInterval,
     Clock clock,
-    Duration execTimeout) {
+    Duration execTimeout,
+    boolean decodingOptimizations) {
 
   /**
    * Validates the options.
@@ -69,7 +86,8 @@ public record ClientOptions(
   }
 
   /**
-   * The defaults: no suffix, 10 s connect timeout, 30 s pings, system clock, 60 s for an exec credential plugin.
+   * The defaults: no suffix, 10 s connect timeout, 30 s pings, system clock, 60 s for an exec
+   * credential plugin, decoding optimizations on.
    */
   public static ClientOptions defaults() {
     return builder().build();
@@ -88,6 +106,7 @@ public record ClientOptions(
     b.pingInterval = pingInterval;
     b.clock = clock;
     b.execTimeout = execTimeout;
+    b.decodingOptimizations = decodingOptimizations;
     return b;
   }
 
@@ -102,6 +121,7 @@ public record ClientOptions(
     private Duration pingInterval = Duration.ofSeconds(30);
     private Clock clock = Clock.system();
     private Duration execTimeout = Duration.ofSeconds(60);
+    private boolean decodingOptimizations = true;
 
     private Builder() {}
 
@@ -136,13 +156,24 @@ public record ClientOptions(
     }
 
     /**
+     * Whether responses are decoded with the client's optimizations (default true); false decodes
+     * with plain Jackson, to rule them out when diagnosing a decoding problem, at a cost in
+     * decoding time and memory. See {@link ClientOptions}.
+     */
+    public Builder decodingOptimizations(boolean enabled) {
+      this.decodingOptimizations = enabled;
+      return this;
+    }
+
+    /**
      * Builds the options.
      *
      * @throws IllegalArgumentException naming a bad value
      */
     public ClientOptions build() {
       return new ClientOptions(
-          userAgentSuffix, connectTimeout, pingInterval, clock, execTimeout);
+          userAgentSuffix, connectTimeout, pingInterval, clock, execTimeout,
+          decodingOptimizations);
     }
   }
 }

@@ -312,10 +312,14 @@ public final class KubeClient implements AutoCloseable {
       synchronized (this) {
         c = calls;
         if (c == null) {
-          // One string pool for both mappers: the REST and the informer objects share values.
-          StringPool pool = new StringPool();
-          c = new HttpCalls(httpClient, baseUrl, Codecs.newMapper(pool),
-              Codecs.newCacheMapper(pool), HttpTimeouts.DEFAULT);
+          if (options.decodingOptimizations()) {
+            // One string pool for both mappers: the REST and the informer objects share values.
+            StringPool pool = new StringPool();
+            c = new HttpCalls(httpClient, baseUrl, Codecs.newMapper(pool),
+                Codecs.newCacheMapper(pool), HttpTimeouts.DEFAULT);
+          } else {
+            c = new HttpCalls(httpClient, baseUrl, Codecs.newPlainMapper(), HttpTimeouts.DEFAULT);
+          }
           calls = c;
         }
       }

@@ -2,8 +2,6 @@ package io.kinformer.client.internal.codec;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.lang.reflect.Field;
-import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
@@ -12,12 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.ListIterator;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.databind.BeanDescription;
@@ -68,19 +62,13 @@ import tools.jackson.databind.jsontype.TypeDeserializer;
  * Only the informers' codecs use this; objects the REST client returns ({@code get}, {@code list},
  * {@code watch}, {@code create}, ...) are decoded without it.
  *
- * <p>Thread safety: thread-safe (accessor tables are built once per class in a concurrent map;
+ * <p>Thread safety: thread-safe (the field tables are built once per class, {@link ModelFields};
  * each decoded object is worked on by the decoding thread only).
  */
 final class CacheCompactor extends ValueDeserializerModifier {
 
   private static final long serialVersionUID = 1L;
 
-  private static final Logger log = LoggerFactory.getLogger(CacheCompactor.class);
-
-  /** The classes whose inaccessible fields were logged: one warning per class and JVM. */
-  private static final Set<Class<?>> WARNED = ConcurrentHashMap.newKeySet();
-
-  private final transient Map<Class<?>, Accessors> accessors = new ConcurrentHashMap<>();
   private final transient StringPool pool;
 
   CacheCompactor(StringPool pool) {
@@ -96,7 +84,7 @@ final class CacheCompactor extends ValueDeserializerModifier {
     if (!type.getName().startsWith("io.fabric8.kubernetes.")) {
       return deserializer;
     }
-    Accessors a = accessors.computeIfAbsent(type, Accessors::of);
+    Accessors a = Accessors.of(type);
     return a.isEmpty() ? deserializer : new Compacting(deserializer, type, a, pool);
   }
 
@@ -106,7 +94,8 @@ final class CacheCompactor extends ValueDeserializerModifier {
    * generating code, while a {@code Method} or a method handle called from many sites is compiled
    * into a class of its own per accessor, which cost about a second of CPU at start-up (measured:
    * sync CPU of 10,000 pods). Only fields that a public getter/setter pair of the same name and
-   * type exposes are touched, so nothing is set that a user could not set.
+   * type exposes are touched, so nothing is set that a user could not set; they are found with
+   * the fields {@link CacheFreezer} visits, in one table per class ({@link ModelFields}).
    */
   record Accessors(Field[] fields, boolean[] untyped, boolean[] quantities) {
 
@@ -114,65 +103,17 @@ final class CacheCompactor extends ValueDeserializerModifier {
       return fields.length == 0;
     }
 
+    /** The compacted fields of {@code type}, from its shared table ({@link ModelFields}). */
     static Accessors of(Class<?> type) {
-      return of(type, f -> f.setAccessible(true));
+      return ModelFields.of(type).compaction();
     }
 
     /**
-     * As {@link #of(Class)}, making each field accessible with {@code open}; a field it fails on
-     * (a named module that does not open its package) is left alone and logged, once per class.
+     * As {@link #of(Class)}, from a new table whose fields are made accessible with {@code open}
+     * ({@link ModelFields#scan}): a field it fails on is left alone and logged, once per class.
      */
     static Accessors of(Class<?> type, Consumer<Field> open) {
-      List<String> inaccessible = new ArrayList<>();
-      @Nullable RuntimeException why = null;
-      List<Field> fields = new ArrayList<>();
-      List<Boolean> untyped = new ArrayList<>();
-      List<Boolean> quantities = new ArrayList<>();
-      for (Method getter : type.getMethods()) {
-        Class<?> t = getter.getReturnType();
-        String name = getter.getName();
-        if (getter.getParameterCount() != 0 || Modifier.isStatic(getter.getModifiers())
-            || getter.isDefault() || !name.startsWith("get") || name.length() < 4
-            || !(t == List.class || t == Map.class || t == Quantity.class)) {
-          continue;
-        }
-        String property = Character.toLowerCase(name.charAt(3)) + name.substring(4);
-        Field field = field(type, property);
-        if (field == null || field.getType() != t || Modifier.isStatic(field.getModifiers())
-            || Modifier.isFinal(field.getModifiers())) {
-          continue;
-        }
-        try {
-          type.getMethod("set" + name.substring(3), t);
-        } catch (NoSuchMethodException e) {
-          continue; // no public setter of the same type: not a property a user could set
-        }
-        try {
-          open.accept(field);
-        } catch (RuntimeException e) {
-          inaccessible.add(field.getName());
-          why = e;
-          continue;
-        }
-        fields.add(field);
-        untyped.add(name.equals("getAdditionalProperties"));
-        quantities.add(t == Map.class && mayHoldQuantities(field.getGenericType()));
-      }
-      if (why != null && WARNED.add(type)) {
-        log.warn("cannot make fields {} of {} accessible ({}): decoded {} objects keep the "
-                + "collections Jackson made for them, so the informer cache holds them with "
-                + "more memory (their content is the same); open package {} to module "
-                + "io.kinformer.client to avoid this",
-            inaccessible, type.getName(), why.toString(), type.getSimpleName(),
-            type.getPackageName());
-      }
-      boolean[] u = new boolean[untyped.size()];
-      boolean[] q = new boolean[untyped.size()];
-      for (int i = 0; i < u.length; i++) {
-        u[i] = untyped.get(i);
-        q[i] = quantities.get(i);
-      }
-      return new Accessors(fields.toArray(new Field[0]), u, q);
+      return ModelFields.scan(type, open).compaction();
     }
 
     /**
@@ -189,24 +130,6 @@ final class CacheCompactor extends ValueDeserializerModifier {
         return !(value instanceof Class<?> c) || c.isAssignableFrom(Quantity.class);
       }
       return true;
-    }
-
-    /**
-     * The field behind property {@code name}: {@code name} itself, or {@code _name} where the
-     * property is a Java keyword (fabric8's {@code LimitRangeItem.getDefault()} is field {@code
-     * _default}).
-     */
-    private static @Nullable Field field(Class<?> type, String name) {
-      for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
-        for (String candidate : new String[] {name, "_" + name}) {
-          try {
-            return c.getDeclaredField(candidate);
-          } catch (NoSuchFieldException e) {
-            // try the other spelling, then the superclass
-          }
-        }
-      }
-      return null;
     }
 
     void compact(Object bean, StringPool pool) {

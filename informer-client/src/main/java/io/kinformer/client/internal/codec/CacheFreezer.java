@@ -1,8 +1,6 @@
 package io.kinformer.client.internal.codec;
 
 import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -27,20 +25,13 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  *
  * Only fields that a public setter of the same name and type exposes are replaced, so nothing is
- * set that a user could not set. Freezing again does nothing more.
+ * set that a user could not set (the fields visited are listed in {@link ModelFields#frozen()}).
+ * Freezing again does nothing more.
  *
- * <p>Thread safety: thread-safe (field tables are built once per class); an object is frozen by
- * one thread, before it is published to the cache.
+ * <p>Thread safety: thread-safe (field tables are built once per class, {@link ModelFields}); an
+ * object is frozen by one thread, before it is published to the cache.
  */
 final class CacheFreezer {
-
-  private static final ClassValue<Field[]> FIELDS =
-      new ClassValue<>() {
-        @Override
-        protected Field[] computeValue(Class<?> type) {
-          return fields(type);
-        }
-      };
 
   /** The map every empty map of a frozen object is: a frozen, empty {@link SmallMap}. */
   static final Map<Object, Object> EMPTY_MAP = emptyMap();
@@ -60,48 +51,12 @@ final class CacheFreezer {
   }
 
   private static boolean isModel(Class<?> type) {
-    return type.getName().startsWith("io.fabric8.kubernetes.") && !type.isEnum();
-  }
-
-  /**
-   * The fields of a model class worth visiting: lists, maps and untyped values behind a public
-   * setter (replaced when frozen), and nested model objects (frozen in place).
-   */
-  private static Field[] fields(Class<?> type) {
-    List<Field> out = new ArrayList<>();
-    for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
-      for (Field f : c.getDeclaredFields()) {
-        Class<?> t = f.getType();
-        if (Modifier.isStatic(f.getModifiers()) || t.isPrimitive() || t.isEnum()) {
-          continue;
-        }
-        boolean replaced = t == List.class || t == Map.class || t == Object.class;
-        if (!replaced && !isModel(t)) {
-          continue;
-        }
-        try {
-          if (replaced) {
-            if (Modifier.isFinal(f.getModifiers())) {
-              continue;
-            }
-            String name = f.getName().startsWith("_") ? f.getName().substring(1) : f.getName();
-            type.getMethod(
-                "set" + Character.toUpperCase(name.charAt(0)) + name.substring(1), t);
-          }
-          f.setAccessible(true);
-          out.add(f);
-        } catch (NoSuchMethodException | RuntimeException e) {
-          // No public setter of that type, or not accessible (a named module that does not open
-          // its package): leave this property alone.
-        }
-      }
-    }
-    return out.toArray(new Field[0]);
+    return ModelFields.isModel(type);
   }
 
   private static void freezeModel(Object bean) {
     try {
-      for (Field f : FIELDS.get(bean.getClass())) {
+      for (Field f : ModelFields.of(bean.getClass()).frozen()) {
         Object value = f.get(bean);
         if (value != null) {
           Object frozen = freezeValue(value);

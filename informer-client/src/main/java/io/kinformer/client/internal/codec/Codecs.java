@@ -80,11 +80,27 @@ public final class Codecs {
     return newCacheMapper(new StringPool());
   }
 
+  /**
+   * The mapper of a client whose decoding optimizations are off ({@code
+   * ClientOptions.decodingOptimizations(false)}), for both its REST and its informer objects:
+   * Jackson's own factory, name table and deserializers, with only what is behaviour rather than
+   * optimization, as in the other mappers: unknown properties are tolerated, and a JSON string
+   * may not exceed {@link #MAX_STRING_CHARS}. Decoded objects are equal to the other mappers'.
+   */
+  public static JsonMapper newPlainMapper() {
+    return JsonMapper.builder(limitedFactory().build())
+        .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+        .build();
+  }
+
+  private static JsonFactoryBuilder limitedFactory() {
+    return JsonFactory.builder()
+        .streamReadConstraints(
+            StreamReadConstraints.builder().maxStringLength(MAX_STRING_CHARS).build());
+  }
+
   private static JsonMapper.Builder builder(StringPool pool, boolean compact) {
-    JsonFactoryBuilder factory =
-        JsonFactory.builder()
-            .streamReadConstraints(
-                StreamReadConstraints.builder().maxStringLength(MAX_STRING_CHARS).build());
+    JsonFactoryBuilder factory = limitedFactory();
     SimpleModule strings = new SimpleModule("kinformer-strings");
     strings.addDeserializer(String.class, new PooledStringDeserializer(pool));
     if (compact) {
