@@ -416,8 +416,16 @@ final class ApiHandler extends Handler.Abstract {
         if (verb != Verb.CREATE) {
           throw ApiError.methodNotAllowed();
         }
-        checkBodyType(request);
-        writeResult(response, callback, AccessReviews.create(route.name(), body(request)));
+        String reviewType = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
+        byte[] review = body(request);
+        if (reviewType != null && reviewType.toLowerCase(Locale.ROOT).contains("protobuf")) {
+          // kubectl's typed client posts reviews as protobuf; the answer is JSON, which it
+          // accepts too.
+          review = AccessReviews.fromProtobuf(review);
+        } else {
+          checkBodyType(request);
+        }
+        writeResult(response, callback, AccessReviews.create(route.name(), review));
         return;
       default:
         break;
@@ -480,7 +488,8 @@ final class ApiHandler extends Handler.Abstract {
         long rv = store.currentRv();
         byte[] options = body(request);
         List<StoredObject> deleted = writer(query, "DeleteOptions", options).deleteCollection(
-            type, filter, ApiOps.DeleteOptions.parse(options, query.getValue("gracePeriodSeconds")));
+            type, filter,
+            ApiOps.DeleteOptions.parse(options, query.getValue("gracePeriodSeconds")));
         writeList(request, response, callback, type, rv, null, -1, deleted, null, null);
         return;
       }
