@@ -32,7 +32,7 @@ import org.jspecify.annotations.Nullable;
  *     object, mimicking the zero value of a typed kind, for example {@code
  *     "spec":{"containers":null},"status":{}} for pods; empty for custom resources
  * @param printerColumns a custom resource's additional printer columns, shown by {@code kubectl
- *     get} before its AGE; empty for the default columns (NAME, AGE)
+ *     get} after NAME; empty for a CRD's default columns (NAME, AGE)
  * @param scale the {@code /scale} subresource of a custom resource; null for none (the built-in
  *     workloads have theirs)
  */
@@ -122,8 +122,10 @@ public record ServedResource(
   }
 
   /**
-   * This type with additional printer columns: {@code kubectl get} shows NAME, these columns,
-   * then AGE, as for a CustomResourceDefinition's {@code additionalPrinterColumns}.
+   * This type with additional printer columns: {@code kubectl get} shows NAME and these columns,
+   * as for a CustomResourceDefinition's {@code additionalPrinterColumns}. As there, declaring
+   * columns replaces the default AGE column; add {@code PrinterColumn.of("Age", "date",
+   * ".metadata.creationTimestamp")} to keep it.
    */
   public ServedResource withPrinterColumns(PrinterColumn... columns) {
     return new ServedResource(
