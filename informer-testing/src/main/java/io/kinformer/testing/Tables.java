@@ -259,6 +259,42 @@ final class Tables {
             AGE,
             Column.wide("Containers", "string", CONTAINERS_DOC),
             Column.wide("Images", "string", IMAGES_DOC));
+      case "apps/daemonsets":
+        return List.of(NAME,
+            Column.of("Desired", "integer", "The total number of nodes that should be running the "
+                + "daemon pod (including nodes correctly running the daemon pod)."),
+            Column.of("Current", "integer", "The number of nodes that are running at least 1 "
+                + "daemon pod and are supposed to run the daemon pod."),
+            Column.of("Ready", "integer", "numberReady is the number of nodes that should be "
+                + "running the daemon pod and have one or more of the daemon pod running with a "
+                + "Ready Condition."),
+            Column.of("Up-to-date", "integer", "The total number of nodes that are running "
+                + "updated daemon pod"),
+            Column.of("Available", "integer", "The number of nodes that should be running the "
+                + "daemon pod and have one or more of the daemon pod running and available "
+                + "(ready for at least spec.minReadySeconds)"),
+            Column.of("Node Selector", "string", "NodeSelector is a selector which must be true "
+                + "for the pod to fit on a node."),
+            AGE,
+            Column.wide("Containers", "string", CONTAINERS_DOC),
+            Column.wide("Images", "string", IMAGES_DOC),
+            Column.wide("Selector", "string", "A label query over pods that are managed by the "
+                + "daemon set."));
+      case "batch/jobs":
+        return List.of(NAME,
+            Column.of("Status", "string", "Status of the job."),
+            Column.of("Completions", "string", "The completion status of the job."),
+            Column.of("Duration", "string", "Time required to complete the job."),
+            AGE,
+            Column.wide("Containers", "string", CONTAINERS_DOC),
+            Column.wide("Images", "string", IMAGES_DOC),
+            Column.wide("Selector", "string", "A label query over pods that should match the pod "
+                + "count."));
+      case "/endpoints":
+        return List.of(NAME,
+            Column.of("Endpoints", "string", "The set of all endpoints is the union of all "
+                + "subsets."),
+            AGE);
       case "/services":
         return List.of(NAME,
             Column.of("Type", "string", "type determines how the Service is exposed."),
@@ -375,6 +411,25 @@ final class Tables {
         c.add(status.path("readyReplicas").asLong(0) + "/" + replicas(spec));
         c.add(age);
         containerCells(spec, c);
+        break;
+      case "apps/daemonsets":
+        c.add(name);
+        for (String f : List.of("desiredNumberScheduled", "currentNumberScheduled",
+            "numberReady", "updatedNumberScheduled", "numberAvailable")) {
+          c.add(status.path(f).asLong(0));
+        }
+        c.add(formatLabels(spec.path("template").path("spec").path("nodeSelector")));
+        c.add(age);
+        containerCells(spec, c);
+        c.add(Scales.selectorString(spec.path("selector")));
+        break;
+      case "batch/jobs":
+        job(o, c, age);
+        break;
+      case "/endpoints":
+        c.add(name);
+        c.add(endpoints(o));
+        c.add(age);
         break;
       case "/services":
         service(o, c, age);
@@ -587,6 +642,87 @@ final class Tables {
       }
     }
     return false;
+  }
+
+  private void job(ObjectNode job, List<@Nullable Object> c, String age) {
+    JsonNode spec = job.path("spec");
+    JsonNode status = job.path("status");
+    String state;
+    if (conditionTrue(status, "Complete")) {
+      state = "Complete";
+    } else if (conditionTrue(status, "Failed")) {
+      state = "Failed";
+    } else if (job.path("metadata").hasNonNull("deletionTimestamp")) {
+      state = "Terminating";
+    } else if (conditionTrue(status, "Suspended")) {
+      state = "Suspended";
+    } else if (conditionTrue(status, "FailureTarget")) {
+      state = "FailureTarget";
+    } else if (conditionTrue(status, "SuccessCriteriaMet")) {
+      state = "SuccessCriteriaMet";
+    } else {
+      state = "Running";
+    }
+    long succeeded = status.path("succeeded").asLong(0);
+    String completions;
+    if (spec.hasNonNull("completions")) {
+      completions = succeeded + "/" + spec.get("completions").asLong();
+    } else if (spec.path("parallelism").asLong(1) > 1) {
+      completions = succeeded + "/1 of " + spec.get("parallelism").asLong();
+    } else {
+      completions = succeeded + "/1";
+    }
+    Instant start = instant(status.path("startTime"));
+    Instant end = instant(status.path("completionTime"));
+    String duration = start == null ? ""
+        : human(Duration.between(start, end == null ? clock.now() : end));
+    c.add(job.path("metadata").path("name").asString(""));
+    c.add(state);
+    c.add(completions);
+    c.add(duration);
+    c.add(age);
+    containerCells(spec, c);
+    c.add(Scales.selectorString(spec.path("selector")));
+  }
+
+  /** The first three endpoints ({@code ip:port}), and how many more. */
+  private static String endpoints(ObjectNode ep) {
+    JsonNode subsets = ep.path("subsets");
+    if (subsets.isEmpty()) {
+      return NONE;
+    }
+    List<String> list = new ArrayList<>();
+    int max = 3;
+    int count = 0;
+    boolean more = false;
+    for (JsonNode ss : subsets) {
+      JsonNode addresses = ss.path("addresses");
+      JsonNode ports = ss.path("ports");
+      if (ports.isEmpty()) {
+        count += addresses.size();
+        for (JsonNode a : addresses) {
+          if (list.size() == max) {
+            more = true;
+            break;
+          }
+          list.add(a.path("ip").asString(""));
+        }
+        continue;
+      }
+      for (JsonNode port : ports) {
+        count += addresses.size();
+        for (JsonNode a : addresses) {
+          if (list.size() == max) {
+            more = true;
+            break;
+          }
+          String ip = a.path("ip").asString("");
+          list.add((ip.contains(":") ? "[" + ip + "]" : ip) + ":" + port.path("port").asLong());
+        }
+      }
+    }
+    String joined = String.join(",", list);
+    return more ? joined + " + " + (count - max) + " more..." : joined;
   }
 
   private static void service(ObjectNode svc, List<@Nullable Object> c, String age) {

@@ -80,6 +80,10 @@ class KubectlServerFeaturesTest {
             "SELECTOR"),
         List.of("web", "1/2", "2", "1", "6m30s", "c,sidecar", "nginx:1,busybox:1", "app=web"));
 
+    // All namespaces: kubectl adds NAMESPACE from the rows' object metadata.
+    assertThat(table(kubectl.ok("get", "pods", "-A"))).containsExactly(
+        List.of("NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "AGE"),
+        List.of("default", "web", "0/1", "Pending", "0", "6m30s"));
     assertThat(table(kubectl.ok("get", "cm"))).containsExactly(
         List.of("NAME", "DATA", "AGE"), List.of("settings", "2", "6m30s"));
     assertThat(table(kubectl.ok("get", "ns", "default"))).containsExactly(

@@ -193,14 +193,47 @@ class TablesTest {
   }
 
   @Test
+  void workloadsAndEndpoints_haveTheirPrintersColumns() {
+    server.create("{\"apiVersion\":\"apps/v1\",\"kind\":\"DaemonSet\",\"metadata\":{\"name\":"
+        + "\"agent\",\"namespace\":\"default\"},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":"
+        + "\"agent\"}},\"template\":{\"spec\":{\"nodeSelector\":{\"kubernetes.io/os\":\"linux\"},"
+        + "\"containers\":[{\"name\":\"a\",\"image\":\"agent:1\"}]}}}}");
+    server.create("{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":"
+        + "\"once\",\"namespace\":\"default\"},\"spec\":{\"completions\":2,\"template\":{\"spec\":{"
+        + "\"containers\":[{\"name\":\"j\",\"image\":\"job:1\"}]}}}}");
+    String job = server.get("batch/v1", "Job", "default", "once").orElseThrow();
+    server.updateStatus(job.replaceFirst("\\}$", ",\"status\":{\"succeeded\":1,\"startTime\":\""
+        + T0 + "\"}}"));
+    server.create("{\"apiVersion\":\"v1\",\"kind\":\"Endpoints\",\"metadata\":{\"name\":\"web\","
+        + "\"namespace\":\"default\"},\"subsets\":[{\"addresses\":[{\"ip\":\"10.0.0.1\"},{\"ip\":"
+        + "\"10.0.0.2\"}],\"ports\":[{\"port\":80},{\"port\":443}]}]}");
+    clock.advance(Duration.ofSeconds(40));
+
+    JsonNode ds = table("/apis/apps/v1/namespaces/default/daemonsets");
+    assertThat(names(ds)).containsExactly("Name", "Desired", "Current", "Ready", "Up-to-date",
+        "Available", "Node Selector", "Age", "Containers", "Images", "Selector");
+    assertThat(cells(ds.path("rows").path(0))).containsExactly("agent", 0L, 0L, 0L, 0L, 0L,
+        "kubernetes.io/os=linux", "40s", "a", "agent:1", "app=agent");
+    JsonNode jobs = table("/apis/batch/v1/namespaces/default/jobs");
+    assertThat(names(jobs)).containsExactly("Name", "Status", "Completions", "Duration", "Age",
+        "Containers", "Images", "Selector");
+    assertThat(cells(jobs.path("rows").path(0)))
+        .containsExactly("once", "Running", "1/2", "40s", "40s", "j", "job:1", "");
+    JsonNode eps = table("/api/v1/namespaces/default/endpoints");
+    assertThat(names(eps)).containsExactly("Name", "Endpoints", "Age");
+    assertThat(cells(eps.path("rows").path(0)))
+        .containsExactly("web", "10.0.0.1:80,10.0.0.2:80,10.0.0.1:443 + 1 more...", "40s");
+  }
+
+  @Test
   void otherKinds_getTheDefaultNameAndCreatedAt_customResourcesNameAndAge() {
     server.register(ServedResource.namespaced("example.com", "v1", "Gadget", "gadgets"));
-    server.create("{\"apiVersion\":\"v1\",\"kind\":\"Endpoints\",\"metadata\":{\"name\":\"ep\","
-        + "\"namespace\":\"default\"}}");
+    server.create("{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":{"
+        + "\"name\":\"ep\",\"namespace\":\"default\"}}");
     server.create("{\"apiVersion\":\"example.com/v1\",\"kind\":\"Gadget\",\"metadata\":{"
         + "\"name\":\"g\",\"namespace\":\"default\"}}");
     clock.advance(Duration.ofDays(3).plusHours(4));
-    JsonNode ep = table("/api/v1/namespaces/default/endpoints/ep");
+    JsonNode ep = table("/api/v1/namespaces/default/persistentvolumeclaims/ep");
     assertThat(names(ep)).containsExactly("Name", "Created At");
     assertThat(cells(ep.path("rows").path(0))).containsExactly("ep", T0);
     JsonNode g = table("/apis/example.com/v1/namespaces/default/gadgets");
