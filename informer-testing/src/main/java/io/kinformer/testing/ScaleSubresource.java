@@ -28,9 +28,19 @@ public record ScaleSubresource(
     if (labelSelectorPath != null) {
       check(labelSelectorPath, "labelSelectorPath");
     }
+    // The rules of a CustomResourceDefinition's validation.
     if (!specReplicasPath.startsWith(".spec.")) {
       throw new IllegalArgumentException(
           "specReplicasPath must be under .spec, such as .spec.replicas: " + specReplicasPath);
+    }
+    if (!statusReplicasPath.startsWith(".status.")) {
+      throw new IllegalArgumentException("statusReplicasPath must be under .status, such as "
+          + ".status.replicas: " + statusReplicasPath);
+    }
+    if (labelSelectorPath != null && !labelSelectorPath.startsWith(".spec.")
+        && !labelSelectorPath.startsWith(".status.")) {
+      throw new IllegalArgumentException("labelSelectorPath must be under .spec or .status, "
+          + "such as .status.selector: " + labelSelectorPath);
     }
   }
 

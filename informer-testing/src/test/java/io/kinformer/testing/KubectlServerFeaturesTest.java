@@ -114,7 +114,8 @@ class KubectlServerFeaturesTest {
     Kubectl kubectl = Kubectl.forServer(server, dir);
     server.create(String.format(POD, "web"));
     try (Kubectl.Streaming watch = kubectl.start("get", "pods", "-w")) {
-      assertThat(watch.nextContaining("NAME")).matches("NAME\\s+READY\\s+STATUS\\s+RESTARTS\\s+AGE");
+      assertThat(watch.nextContaining("NAME"))
+          .matches("NAME\\s+READY\\s+STATUS\\s+RESTARTS\\s+AGE");
       assertThat(watch.nextContaining("web")).matches("web\\s+0/1\\s+Pending\\s+0\\s+0s");
       await().until(() -> server.faults().openWatches("pods") == 1);
       clock.advance(Duration.ofSeconds(30));

@@ -1,6 +1,7 @@
 package io.kinformer.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -131,5 +132,24 @@ class ScaleSubresourceTest {
         "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList").body();
     assertThat(aggregated).contains("{\"subresource\":\"scale\",\"responseKind\":{\"group\":"
         + "\"autoscaling\",\"version\":\"v1\",\"kind\":\"Scale\"}");
+  }
+
+  @Test
+  void declarations_withBadPaths_areRefusedNamingTheFix() {
+    assertThatThrownBy(() -> new ScaleSubresource(".status.replicas", ".status.replicas", null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("specReplicasPath must be under .spec, such as .spec.replicas: "
+            + ".status.replicas");
+    assertThatThrownBy(() -> new ScaleSubresource(".spec.replicas", ".spec.replicas", null))
+        .hasMessageStartingWith("statusReplicasPath must be under .status");
+    assertThatThrownBy(() -> new ScaleSubresource(".spec.replicas", ".status.replicas",
+        ".metadata.labels")).hasMessageStartingWith("labelSelectorPath must be under .spec or");
+    assertThatThrownBy(() -> new ScaleSubresource("spec.replicas", ".status.replicas", null))
+        .hasMessageContaining("must be a dotted field path");
+    assertThatThrownBy(() -> PrinterColumn.of("Size", "int", ".spec.size"))
+        .hasMessage("printer column Size: type must be string, integer, number, boolean or "
+            + "date, not int");
+    assertThatThrownBy(() -> PrinterColumn.of("Size", "integer", "spec.size"))
+        .hasMessageContaining("jsonPath must start with '.'");
   }
 }
