@@ -21,8 +21,8 @@ import tools.jackson.databind.node.ObjectNode;
  * prints. Built-in kinds get the columns of kube-apiserver's printers (every column, the {@code
  * -o wide} ones with priority 1, as the server always generates them); a custom resource with
  * {@link ServedResource#printerColumns()} gets NAME and those columns, one without gets NAME and
- * AGE (as a CRD's default); anything else the generic registry's NAME and CREATED AT. Ages are
- * computed from the server's clock.
+ * AGE (as a CRD's default). A built-in kind without a printer here would get the generic
+ * registry's NAME and CREATED AT. Ages are computed from the server's clock.
  *
  * <p>Rows carry {@code object} as {@code includeObject} asks: {@code None}, {@code Metadata} (a
  * PartialObjectMetadata, the default) or {@code Object}.
@@ -290,6 +290,23 @@ final class Tables {
             Column.wide("Images", "string", IMAGES_DOC),
             Column.wide("Selector", "string", "A label query over pods that should match the pod "
                 + "count."));
+      case "/persistentvolumeclaims":
+        return List.of(NAME,
+            Column.of("Status", "string", "phase represents the current phase of "
+                + "PersistentVolumeClaim."),
+            Column.of("Volume", "string", "volumeName is the binding reference to the "
+                + "PersistentVolume backing this claim."),
+            Column.of("Capacity", "string", "capacity represents the actual resources of the "
+                + "underlying volume."),
+            Column.of("Access Modes", "string", "accessModes contains the actual access modes "
+                + "the volume backing the PVC has."),
+            Column.of("StorageClass", "string", "storageClassName is the name of the "
+                + "StorageClass required by the claim."),
+            Column.of("VolumeAttributesClass", "string", "volumeAttributesClassName may be used "
+                + "to set the VolumeAttributesClass used by this claim."),
+            AGE,
+            Column.wide("VolumeMode", "string", "volumeMode defines what type of volume is "
+                + "required by the claim."));
       case "/endpoints":
         return List.of(NAME,
             Column.of("Endpoints", "string", "The set of all endpoints is the union of all "
@@ -425,6 +442,9 @@ final class Tables {
         break;
       case "batch/jobs":
         job(o, c, age);
+        break;
+      case "/persistentvolumeclaims":
+        claim(o, c, age);
         break;
       case "/endpoints":
         c.add(name);
@@ -683,6 +703,45 @@ final class Tables {
     c.add(age);
     containerCells(spec, c);
     c.add(Scales.selectorString(spec.path("selector")));
+  }
+
+  private static void claim(ObjectNode pvc, List<@Nullable Object> c, String age) {
+    JsonNode spec = pvc.path("spec");
+    JsonNode status = pvc.path("status");
+    String phase = pvc.path("metadata").hasNonNull("deletionTimestamp") ? "Terminating"
+        : status.path("phase").asString("");
+    String volume = spec.path("volumeName").asString("");
+    String capacity = "";
+    String modes = "";
+    if (!volume.isEmpty()) {
+      capacity = status.path("capacity").path("storage").asString("");
+      List<String> held = new ArrayList<>();
+      status.path("accessModes").forEach(m -> held.add(m.asString("")));
+      List<String> shown = new ArrayList<>();
+      String[][] abbreviations = {{"ReadWriteOnce", "RWO"}, {"ReadOnlyMany", "ROX"},
+          {"ReadWriteMany", "RWX"}, {"ReadWriteOncePod", "RWOP"}};
+      for (String[] a : abbreviations) {
+        if (held.contains(a[0])) {
+          shown.add(a[1]);
+        }
+      }
+      modes = String.join(",", shown);
+    }
+    String storageClass = pvc.path("metadata").path("annotations")
+        .path("volume.beta.kubernetes.io/storage-class").asString("");
+    if (storageClass.isEmpty()) {
+      storageClass = spec.path("storageClassName").asString("");
+    }
+    String attributesClass = spec.path("volumeAttributesClassName").asString("");
+    c.add(pvc.path("metadata").path("name").asString(""));
+    c.add(phase);
+    c.add(volume);
+    c.add(capacity);
+    c.add(modes);
+    c.add(storageClass);
+    c.add(attributesClass.isEmpty() ? "<unset>" : attributesClass);
+    c.add(age);
+    c.add(spec.path("volumeMode").asString("<unset>"));
   }
 
   /** The first three endpoints ({@code ip:port}), and how many more. */

@@ -193,7 +193,7 @@ class TablesTest {
   }
 
   @Test
-  void workloadsAndEndpoints_haveTheirPrintersColumns() {
+  void workloadsEndpointsAndClaims_haveTheirPrintersColumns() {
     server.create("{\"apiVersion\":\"apps/v1\",\"kind\":\"DaemonSet\",\"metadata\":{\"name\":"
         + "\"agent\",\"namespace\":\"default\"},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":"
         + "\"agent\"}},\"template\":{\"spec\":{\"nodeSelector\":{\"kubernetes.io/os\":\"linux\"},"
@@ -207,6 +207,13 @@ class TablesTest {
     server.create("{\"apiVersion\":\"v1\",\"kind\":\"Endpoints\",\"metadata\":{\"name\":\"web\","
         + "\"namespace\":\"default\"},\"subsets\":[{\"addresses\":[{\"ip\":\"10.0.0.1\"},{\"ip\":"
         + "\"10.0.0.2\"}],\"ports\":[{\"port\":80},{\"port\":443}]}]}");
+    server.create("{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":"
+        + "{\"name\":\"data\",\"namespace\":\"default\"},\"spec\":{\"volumeName\":\"pv-1\","
+        + "\"storageClassName\":\"fast\",\"volumeMode\":\"Filesystem\"}}");
+    String pvc = server.get("v1", "PersistentVolumeClaim", "default", "data").orElseThrow();
+    server.updateStatus(pvc.replaceFirst("\\}$", ",\"status\":{\"phase\":\"Bound\","
+        + "\"accessModes\":[\"ReadWriteMany\",\"ReadWriteOnce\"],\"capacity\":{\"storage\":"
+        + "\"10Gi\"}}}"));
     clock.advance(Duration.ofSeconds(40));
 
     JsonNode ds = table("/apis/apps/v1/namespaces/default/daemonsets");
@@ -219,6 +226,11 @@ class TablesTest {
         "Containers", "Images", "Selector");
     assertThat(cells(jobs.path("rows").path(0)))
         .containsExactly("once", "Running", "1/2", "40s", "40s", "j", "job:1", "");
+    JsonNode pvcs = table("/api/v1/namespaces/default/persistentvolumeclaims");
+    assertThat(names(pvcs)).containsExactly("Name", "Status", "Volume", "Capacity",
+        "Access Modes", "StorageClass", "VolumeAttributesClass", "Age", "VolumeMode");
+    assertThat(cells(pvcs.path("rows").path(0))).containsExactly("data", "Bound", "pv-1", "10Gi",
+        "RWO,RWX", "fast", "<unset>", "40s", "Filesystem");
     JsonNode eps = table("/api/v1/namespaces/default/endpoints");
     assertThat(names(eps)).containsExactly("Name", "Endpoints", "Age");
     assertThat(cells(eps.path("rows").path(0)))
@@ -226,20 +238,18 @@ class TablesTest {
   }
 
   @Test
-  void otherKinds_getTheDefaultNameAndCreatedAt_customResourcesNameAndAge() {
+  void customResources_withoutPrinterColumns_getNameAndAge() {
     server.register(ServedResource.namespaced("example.com", "v1", "Gadget", "gadgets"));
-    server.create("{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":{"
-        + "\"name\":\"ep\",\"namespace\":\"default\"}}");
     server.create("{\"apiVersion\":\"example.com/v1\",\"kind\":\"Gadget\",\"metadata\":{"
         + "\"name\":\"g\",\"namespace\":\"default\"}}");
     clock.advance(Duration.ofDays(3).plusHours(4));
-    JsonNode ep = table("/api/v1/namespaces/default/persistentvolumeclaims/ep");
-    assertThat(names(ep)).containsExactly("Name", "Created At");
-    assertThat(cells(ep.path("rows").path(0))).containsExactly("ep", T0);
     JsonNode g = table("/apis/example.com/v1/namespaces/default/gadgets");
     assertThat(names(g)).containsExactly("Name", "Age");
     assertThat(g.path("columnDefinitions").path(1).path("type").asString()).isEqualTo("date");
     assertThat(cells(g.path("rows").path(0))).containsExactly("g", "3d4h");
+    JsonNode one = table("/apis/example.com/v1/namespaces/default/gadgets/g");
+    assertThat(one.path("rows")).hasSize(1);
+    assertThat(cells(one.path("rows").path(0))).containsExactly("g", "3d4h");
   }
 
   @Test
