@@ -106,12 +106,19 @@ final class Scales {
     ApiOps.Result r = ops.replace(type, ns, name, false, cur -> {
       ObjectNode tree = cur.tree();
       ObjectNode next = change.apply(scaleOf(type, tree));
+      // A Scale without spec.replicas asks for zero, as Go's zero value does.
       JsonNode replicas = next.path("spec").path("replicas");
-      if (!replicas.isIntegralNumber() || replicas.asLong() < 0) {
-        throw ApiError.invalid("Scale", name, "spec.replicas", "FieldValueInvalid",
-            "Invalid value: " + replicas + ": must be greater than or equal to 0");
+      if (!replicas.isMissingNode() && !replicas.isNull() && (!replicas.isIntegralNumber()
+          || !replicas.canConvertToInt())) {
+        throw ApiError.badRequest("Scale in version \"v1\" cannot be handled as a Scale: "
+            + "spec.replicas must be a 32-bit integer, not " + replicas);
       }
-      set(tree, paths.specReplicasPath(), replicas.asInt());
+      long count = replicas.asLong(0);
+      if (count < 0) {
+        throw ApiError.invalid("Scale", name, "spec.replicas", "FieldValueInvalid",
+            "Invalid value: " + count + ": must be greater than or equal to 0");
+      }
+      set(tree, paths.specReplicasPath(), (int) count);
       // The Scale's resourceVersion is the parent's: a stale one is a conflict.
       String rv = next.path("metadata").path("resourceVersion").asString("");
       ObjectNode meta = (ObjectNode) tree.get("metadata");

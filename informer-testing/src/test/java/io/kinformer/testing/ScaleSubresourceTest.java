@@ -83,6 +83,12 @@ class ScaleSubresourceTest {
     assertThat(negative.json().path("message").asString())
         .contains("spec.replicas").contains("must be greater than or equal to 0");
 
+    Http.Reply text = http.patch(PATH, "application/merge-patch+json",
+        "{\"spec\":{\"replicas\":\"two\"}}");
+    assertThat(text.code()).isEqualTo(400);
+    assertThat(text.json().path("message").asString())
+        .contains("spec.replicas must be a 32-bit integer");
+
     long before = server.resourceVersion();
     Http.Reply dry = http.patch(PATH + "?dryRun=All", "application/merge-patch+json",
         "{\"spec\":{\"replicas\":7}}");
