@@ -85,12 +85,18 @@ final class ApiHandler extends Handler.Abstract {
 
   private enum Kind {
     VERSION, API, APIS, GROUP, GROUP_VERSION, COLLECTION, OBJECT, NOT_FOUND_PLAIN,
-    NOT_FOUND_RESOURCE
+    NOT_FOUND_RESOURCE, REVIEW
   }
 
   private record Route(
       Kind kind, String group, String version, @Nullable ServedResource type,
-      @Nullable String namespace, @Nullable String name, boolean status, boolean legacyWatch) {
+      @Nullable String namespace, @Nullable String name, boolean status, boolean legacyWatch,
+      boolean scale) {
+    Route(Kind kind, String group, String version, @Nullable ServedResource type,
+        @Nullable String namespace, @Nullable String name, boolean status, boolean legacyWatch) {
+      this(kind, group, version, type, namespace, name, status, legacyWatch, false);
+    }
+
     static Route of(Kind k) {
       return new Route(k, "", "", null, null, null, false, false);
     }
@@ -150,6 +156,9 @@ final class ApiHandler extends Handler.Abstract {
         return Route.of(Kind.NOT_FOUND_RESOURCE);
       }
     }
+    if (AccessReviews.serves(group, version, rest)) {
+      return new Route(Kind.REVIEW, group, version, null, null, rest.get(0), false, false);
+    }
     String namespace = null;
     if (rest.get(0).equals("namespaces") && rest.size() >= 3
         && !(rest.size() == 3
@@ -167,14 +176,18 @@ final class ApiHandler extends Handler.Abstract {
     }
     String name = rest.size() > 1 ? rest.get(1) : null;
     boolean status = false;
+    boolean scale = false;
     if (rest.size() == 3) {
-      if (!rest.get(2).equals("status") || !type.statusSubresource()) {
+      if (rest.get(2).equals("scale") && Scales.supports(type) && !legacyWatch) {
+        scale = true;
+      } else if (!rest.get(2).equals("status") || !type.statusSubresource()) {
         return Route.of(Kind.NOT_FOUND_RESOURCE);
+      } else {
+        status = true;
       }
-      status = true;
     }
     return new Route(name == null ? Kind.COLLECTION : Kind.OBJECT, group, version, type,
-        namespace, name, status, legacyWatch);
+        namespace, name, status, legacyWatch, scale);
   }
 
   private static Verb verbOf(Route r, String method, Fields query) {
@@ -193,17 +206,19 @@ final class ApiHandler extends Handler.Abstract {
       case OBJECT:
         switch (method) {
           case "GET":
-            return r.legacyWatch() || (!r.status() && isWatch(query.getValue("watch")))
-                ? Verb.WATCH : Verb.GET;
+            return r.legacyWatch() || (!r.status() && !r.scale()
+                && isWatch(query.getValue("watch"))) ? Verb.WATCH : Verb.GET;
           case "PUT":
             return Verb.UPDATE;
           case "PATCH":
             return Verb.PATCH;
           case "DELETE":
-            return r.status() ? null : Verb.DELETE;
+            return r.status() || r.scale() ? null : Verb.DELETE;
           default:
             return null;
         }
+      case REVIEW:
+        return method.equals("POST") ? Verb.CREATE : null;
       default:
         return Verb.DISCOVERY;
     }
@@ -397,6 +412,21 @@ final class ApiHandler extends Handler.Abstract {
         writeJson(response, callback, 200,
             Json.bytes(Discovery.resourceList(registry, route.group(), route.version())));
         return;
+      case REVIEW:
+        if (verb != Verb.CREATE) {
+          throw ApiError.methodNotAllowed();
+        }
+        String reviewType = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
+        byte[] review = body(request);
+        if (reviewType != null && reviewType.toLowerCase(Locale.ROOT).contains("protobuf")) {
+          // kubectl's typed client posts reviews as protobuf; the answer is JSON, which it
+          // accepts too.
+          review = AccessReviews.fromProtobuf(review);
+        } else {
+          checkBodyType(request);
+        }
+        writeResult(response, callback, AccessReviews.create(route.name(), review));
+        return;
       default:
         break;
     }
@@ -404,13 +434,12 @@ final class ApiHandler extends Handler.Abstract {
       throw ApiError.methodNotAllowed();
     }
     checkAcceptable(request);
-    if (verb != Verb.LIST && verb != Verb.WATCH && verb != Verb.GET
-        && nonEmpty(query.getValue("dryRun")) != null) {
-      // Honest refusal rather than a silent real write.
-      throw ApiError.badRequest("dryRun is not supported by the embedded API server");
-    }
     ServedResource type = route.type();
     String ns = route.namespace() == null ? "" : route.namespace();
+    if (route.scale()) {
+      scale(request, response, callback, route, query, verb);
+      return;
+    }
     switch (verb) {
       case LIST:
         list(request, response, callback, type, route.namespace(), query);
@@ -429,37 +458,76 @@ final class ApiHandler extends Handler.Abstract {
           // The storage layer's plain error, which the real server turns into a 500.
           throw ApiError.unknown("resourceVersion should not be set on objects to be created");
         }
-        writeResult(response, callback, ops.create(type, route.namespace(), created));
+        writeResult(response, callback,
+            writer(query, "CreateOptions", NO_BODY).create(type, route.namespace(), created));
         return;
       }
       case UPDATE:
         checkBodyType(request);
-        writeResult(response, callback, ops.update(type, ns, route.name(),
+        writeResult(response, callback, writer(query, "UpdateOptions", NO_BODY).update(type,
+            ns, route.name(),
             ApiOps.parseObject(body(request), type), route.status()));
         return;
       case PATCH: {
         String ct = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
-        writeResult(response, callback, ops.patch(type, ns, route.name(),
+        writeResult(response, callback, writer(query, "PatchOptions", NO_BODY).patch(type,
+            ns, route.name(),
             ct == null ? "" : ct, body(request), route.status()));
         return;
       }
-      case DELETE:
-        writeResult(response, callback, ops.delete(type, ns, route.name(),
-            ApiOps.DeleteOptions.parse(body(request), query.getValue("gracePeriodSeconds")))
+      case DELETE: {
+        byte[] options = body(request);
+        writeResult(response, callback, writer(query, "DeleteOptions", options).delete(type, ns,
+            route.name(), ApiOps.DeleteOptions.parse(options, query.getValue("gracePeriodSeconds")))
             .result());
         return;
+      }
       case DELETECOLLECTION: {
         Filter filter = Filter.parse(type, route.namespace(), query.getValue("labelSelector"),
             query.getValue("fieldSelector"));
         long rv = store.currentRv();
-        List<StoredObject> deleted = ops.deleteCollection(type, filter,
-            ApiOps.DeleteOptions.parse(body(request), query.getValue("gracePeriodSeconds")));
+        byte[] options = body(request);
+        List<StoredObject> deleted = writer(query, "DeleteOptions", options).deleteCollection(
+            type, filter,
+            ApiOps.DeleteOptions.parse(options, query.getValue("gracePeriodSeconds")));
         writeList(request, response, callback, type, rv, null, -1, deleted, null, null);
         return;
       }
       default:
         throw ApiError.methodNotAllowed();
     }
+  }
+
+  private static final byte[] NO_BODY = new byte[0];
+
+  /** {@code .../NAME/scale}: the autoscaling/v1 Scale view of a workload. */
+  private void scale(Request request, Response response, Callback callback, Route route,
+      Fields query, Verb verb) throws IOException {
+    ServedResource type = route.type();
+    String ns = route.namespace() == null ? "" : route.namespace();
+    switch (verb) {
+      case GET:
+        writeResult(response, callback, Scales.get(store, type, ns, route.name()));
+        return;
+      case UPDATE:
+        checkBodyType(request);
+        writeResult(response, callback, Scales.update(writer(query, "UpdateOptions", NO_BODY),
+            type, ns, route.name(), body(request)));
+        return;
+      case PATCH: {
+        String ct = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
+        writeResult(response, callback, Scales.patch(writer(query, "PatchOptions", NO_BODY),
+            type, ns, route.name(), ct == null ? "" : ct, body(request)));
+        return;
+      }
+      default:
+        throw ApiError.methodNotAllowed();
+    }
+  }
+
+  /** The operations that run the write: {@link ApiOps#dryRun() dry} when the request asks. */
+  private ApiOps writer(Fields query, String optionsKind, byte[] deleteBody) {
+    return DryRun.requested(query, optionsKind, deleteBody) ? ops.dryRun() : ops;
   }
 
   /** Bodies must be JSON (or YAML); protobuf and CBOR get 415, which clients fall back from. */
@@ -546,6 +614,12 @@ final class ApiHandler extends Handler.Abstract {
     StoredObject o = store.get(type, StoredObject.key(type.namespaced() ? ns : "", name));
     if (o == null) {
       throw ApiError.notFound(type.plural(), name);
+    }
+    Tables.Request table = Tables.requested(accept, query.getValue("includeObject"));
+    if (table != null) {
+      writeJson(response, callback, 200,
+          new Tables(type, table, ops.clock()).single(o, true));
+      return;
     }
     writeJson(response, callback, 200,
         accept.contains(META_OBJECT) ? o.partialMetadata(metaApiVersion(accept)) : o.json);
@@ -704,6 +778,12 @@ final class ApiHandler extends Handler.Abstract {
           remaining = items.size() - i;
         }
       }
+    }
+    Tables.Request table = Tables.requested(accept, query.getValue("includeObject"));
+    if (table != null) {
+      writeJson(response, callback, 200,
+          new Tables(type, table, ops.clock()).list(page, snap.rv(), next, remaining));
+      return;
     }
     writeList(request, response, callback, type, snap.rv(), next, remaining, page,
         meta ? metaApiVersion(accept) : null, filter.shard);
@@ -902,6 +982,10 @@ final class ApiHandler extends Handler.Abstract {
     WatchSession session = new WatchSession(type, filter,
         meta ? metaApiVersion(accept) : null, allowBookmarks,
         settings.maxPendingEvents());
+    Tables.Request table = Tables.requested(accept, query.getValue("includeObject"));
+    if (table != null) {
+      session.renderAsTable(new Tables(type, table, ops.clock()));
+    }
     Store.WatchStart start = store.watch(type, session, initialState, fromRv);
     if (start.tooOldFloor() >= 0) {
       ApiError e = ApiError.expired("too old resource version: " + rv + " ("

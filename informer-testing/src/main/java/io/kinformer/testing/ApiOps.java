@@ -32,16 +32,37 @@ final class ApiOps {
   private final Store store;
   private final Clock clock;
   private final RandomGenerator random;
-  private final Object randomLock = new Object();
+  private final Object randomLock;
+  private final boolean dryRun;
 
   /** A response: HTTP code and body. */
   record Result(int code, byte[] body) {}
 
   ApiOps(Registry registry, Store store, Clock clock, RandomGenerator random) {
+    this(registry, store, clock, random, new Object(), false);
+  }
+
+  private ApiOps(Registry registry, Store store, Clock clock, RandomGenerator random,
+      Object randomLock, boolean dryRun) {
     this.registry = registry;
     this.store = store;
     this.clock = clock;
     this.random = random;
+    this.randomLock = randomLock;
+    this.dryRun = dryRun;
+  }
+
+  /**
+   * These operations as {@code dryRun=All} runs them: every check and default applied, the
+   * response as if done, nothing stored, no watch event, no resourceVersion consumed.
+   */
+  ApiOps dryRun() {
+    return dryRun ? this : new ApiOps(registry, store, clock, random, randomLock, true);
+  }
+
+  /** The server's clock. */
+  Clock clock() {
+    return clock;
   }
 
   Store store() {
@@ -163,19 +184,26 @@ final class ApiOps {
       }
       meta.put("name", n);
       String key = StoredObject.key(namespace, n);
-      StoredObject created = store.write(type, key, txn -> {
+      StoredObject created = store.write(type, key, dryRun, txn -> {
         if (txn.current() != null) {
           return null;
         }
         return txn.put(body);
       });
       if (created != null) {
-        return new Result(201, created.json);
+        return new Result(201, dryRun ? withoutResourceVersion(created) : created.json);
       }
       if (!name.isEmpty() || attempt >= 8) {
         throw ApiError.alreadyExists(type.plural(), n);
       }
     }
+  }
+
+  /** A dry-run creation's object: it has no resourceVersion, as nothing was stored. */
+  private static byte[] withoutResourceVersion(StoredObject o) {
+    ObjectNode tree = o.tree();
+    ((ObjectNode) tree.get("metadata")).remove("resourceVersion");
+    return Json.bytes(tree);
   }
 
   private static void validateName(ServedResource type, String name) {
@@ -276,11 +304,11 @@ final class ApiOps {
    * resourceVersion precondition, keeps what clients may not change, bumps generation, skips
    * no-op writes, and deletes an object being deleted once its last finalizer is gone.
    */
-  private Result replace(ServedResource type, String ns, String name, boolean statusOnly,
+  Result replace(ServedResource type, String ns, String name, boolean statusOnly,
       Function<StoredObject, JsonNode> compute) {
     String namespace = type.namespaced() ? ns : "";
     String key = StoredObject.key(namespace, name);
-    return store.write(type, key, txn -> {
+    return store.write(type, key, dryRun, txn -> {
       StoredObject cur = txn.current();
       if (cur == null) {
         throw ApiError.notFound(type.plural(), name);
@@ -417,7 +445,7 @@ final class ApiOps {
     if (type.equals(NAMESPACES)) {
       cascade(name);
     }
-    return store.write(type, StoredObject.key(namespace, name), txn -> {
+    return store.write(type, StoredObject.key(namespace, name), dryRun, txn -> {
       StoredObject cur = txn.current();
       if (cur == null) {
         throw ApiError.notFound(type.plural(), name);

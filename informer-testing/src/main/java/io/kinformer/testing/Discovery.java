@@ -106,7 +106,18 @@ final class Discovery {
         s.put("kind", t.kind());
         s.putArray("verbs").add("get").add("patch").add("update");
       }
+      if (Scales.supports(t)) {
+        ObjectNode s = resources.addObject();
+        s.put("name", t.plural() + "/scale");
+        s.put("singularName", "");
+        s.put("namespaced", t.namespaced());
+        s.put("group", "autoscaling");
+        s.put("version", "v1");
+        s.put("kind", "Scale");
+        s.putArray("verbs").add("get").add("patch").add("update");
+      }
     }
+    AccessReviews.addResources(group, version, resources);
     return v;
   }
 
@@ -184,12 +195,20 @@ final class Discovery {
         t.shortNames().forEach(sn::add);
       }
       if (t.statusSubresource()) {
-        ObjectNode s = r.putArray("subresources").addObject();
+        ObjectNode s = r.withArrayProperty("subresources").addObject();
         s.put("subresource", "status");
         s.putObject("responseKind").put("group", "").put("version", "").put("kind", t.kind());
         s.putArray("verbs").add("get").add("patch").add("update");
       }
+      if (Scales.supports(t)) {
+        ObjectNode s = r.withArrayProperty("subresources").addObject();
+        s.put("subresource", "scale");
+        s.putObject("responseKind").put("group", "autoscaling").put("version", "v1")
+            .put("kind", "Scale");
+        s.putArray("verbs").add("get").add("patch").add("update");
+      }
     }
+    AccessReviews.addAggregated(group, version, resources);
     v.put("freshness", "Current");
     return v;
   }

@@ -100,11 +100,12 @@ final class Registry {
 
   synchronized boolean hasGroupVersion(String group, String version) {
     Set<String> v = groups.get(group);
-    return v != null && v.contains(version);
+    return v != null && v.contains(version)
+        || group.equals(AccessReviews.GROUP) && version.equals(AccessReviews.VERSION);
   }
 
   synchronized boolean hasGroup(String group) {
-    return groups.containsKey(group);
+    return groups.containsKey(group) || group.equals(AccessReviews.GROUP);
   }
 
   /** Non-core groups and their versions, in registration order. */
@@ -115,6 +116,8 @@ final class Registry {
         out.put(g, List.copyOf(v));
       }
     });
+    // Every server serves the access reviews (kubectl auth can-i), with no resource registered.
+    out.computeIfAbsent(AccessReviews.GROUP, g -> List.of(AccessReviews.VERSION));
     return out;
   }
 

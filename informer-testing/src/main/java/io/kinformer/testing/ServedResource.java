@@ -31,6 +31,10 @@ import org.jspecify.annotations.Nullable;
  * @param bookmarkBody the JSON members (without braces) after {@code metadata} in a BOOKMARK
  *     object, mimicking the zero value of a typed kind, for example {@code
  *     "spec":{"containers":null},"status":{}} for pods; empty for custom resources
+ * @param printerColumns a custom resource's additional printer columns, shown by {@code kubectl
+ *     get} after NAME; empty for a CRD's default columns (NAME, AGE)
+ * @param scale the {@code /scale} subresource of a custom resource; null for none (the built-in
+ *     workloads have theirs)
  */
 public record ServedResource(
     String group,
@@ -42,7 +46,9 @@ public record ServedResource(
     boolean statusSubresource,
     boolean hasGeneration,
     List<String> shortNames,
-    String bookmarkBody) {
+    String bookmarkBody,
+    List<PrinterColumn> printerColumns,
+    @Nullable ScaleSubresource scale) {
 
   private static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9.]*[a-z0-9])?");
 
@@ -58,9 +64,26 @@ public record ServedResource(
     Objects.requireNonNull(singular, "singular");
     shortNames = List.copyOf(shortNames);
     Objects.requireNonNull(bookmarkBody, "bookmarkBody");
+    printerColumns = List.copyOf(printerColumns);
     if (!group.isEmpty()) {
       requireMatch(group, "group");
     }
+  }
+
+  /** A type without printer columns or scale subresource. */
+  public ServedResource(
+      String group,
+      String version,
+      String kind,
+      String plural,
+      String singular,
+      boolean namespaced,
+      boolean statusSubresource,
+      boolean hasGeneration,
+      List<String> shortNames,
+      String bookmarkBody) {
+    this(group, version, kind, plural, singular, namespaced, statusSubresource, hasGeneration,
+        shortNames, bookmarkBody, List.of(), null);
   }
 
   private static void requireMatch(@Nullable String value, String what) {
@@ -88,14 +111,33 @@ public record ServedResource(
   public ServedResource withStatusSubresource() {
     return new ServedResource(
         group, version, kind, plural, singular, namespaced, true, hasGeneration, shortNames,
-        bookmarkBody);
+        bookmarkBody, printerColumns, scale);
   }
 
   /** This type with the given discovery short names. */
   public ServedResource withShortNames(String... names) {
     return new ServedResource(
         group, version, kind, plural, singular, namespaced, statusSubresource, hasGeneration,
-        List.of(names), bookmarkBody);
+        List.of(names), bookmarkBody, printerColumns, scale);
+  }
+
+  /**
+   * This type with additional printer columns: {@code kubectl get} shows NAME and these columns,
+   * as for a CustomResourceDefinition's {@code additionalPrinterColumns}. As there, declaring
+   * columns replaces the default AGE column; add {@code PrinterColumn.of("Age", "date",
+   * ".metadata.creationTimestamp")} to keep it.
+   */
+  public ServedResource withPrinterColumns(PrinterColumn... columns) {
+    return new ServedResource(
+        group, version, kind, plural, singular, namespaced, statusSubresource, hasGeneration,
+        shortNames, bookmarkBody, List.of(columns), scale);
+  }
+
+  /** This type with a {@code /scale} subresource reading and writing the given fields. */
+  public ServedResource withScaleSubresource(ScaleSubresource scale) {
+    return new ServedResource(
+        group, version, kind, plural, singular, namespaced, statusSubresource, hasGeneration,
+        shortNames, bookmarkBody, printerColumns, Objects.requireNonNull(scale, "scale"));
   }
 
   /** {@code v1} for the core group, else {@code group/version}. */

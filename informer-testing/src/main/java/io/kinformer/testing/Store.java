@@ -131,11 +131,15 @@ final class Store {
     private final ServedResource type;
     private final String key;
     private final ResourceState state;
+    private final boolean dryRun;
+    /** In a dry run, what the last put would have stored. */
+    private @Nullable StoredObject pending;
 
-    private Txn(ServedResource type, String key, ResourceState state) {
+    private Txn(ServedResource type, String key, ResourceState state, boolean dryRun) {
       this.type = type;
       this.key = key;
       this.state = state;
+      this.dryRun = dryRun;
     }
 
     @Nullable StoredObject current() {
@@ -149,6 +153,13 @@ final class Store {
 
     /** Stores {@code tree} (whose name/namespace make {@code key}) at a new RV. */
     StoredObject put(ObjectNode tree) {
+      if (dryRun) {
+        // As the registry's dry-run storage: the object as it would be, at the RV it has now
+        // (zero for a creation); nothing stored, no RV consumed, no event.
+        StoredObject cur = current();
+        pending = StoredObject.of(type, tree, cur == null ? 0 : cur.rv);
+        return pending;
+      }
       StoredObject o = StoredObject.of(type, tree, rv + 1);
       if (o.json.length > maxObjectBytes) {
         // What etcd answers for a request over its limit; kube-apiserver passes it on as a 500.
@@ -167,6 +178,13 @@ final class Store {
 
     /** Removes the object; returns its last state stamped with the deletion's RV. */
     StoredObject delete() {
+      if (dryRun) {
+        StoredObject cur = pending != null ? pending : current();
+        if (cur == null) {
+          throw new IllegalStateException("no object at " + key);
+        }
+        return cur;
+      }
       StoredObject cur = state.objects.remove(key);
       if (cur == null) {
         throw new IllegalStateException("no object at " + key);
@@ -217,9 +235,17 @@ final class Store {
 
   /** Runs {@code body} under the lock as one transaction on {@code key}. */
   <R> R write(ServedResource type, String key, Function<Txn, R> body) {
+    return write(type, key, false, body);
+  }
+
+  /**
+   * Runs {@code body} under the lock as one transaction on {@code key}; with {@code dryRun} the
+   * transaction's puts and deletes only say what they would do.
+   */
+  <R> R write(ServedResource type, String key, boolean dryRun, Function<Txn, R> body) {
     lock.lock();
     try {
-      return body.apply(new Txn(type, key, stateLocked(type)));
+      return body.apply(new Txn(type, key, stateLocked(type), dryRun));
     } finally {
       lock.unlock();
     }

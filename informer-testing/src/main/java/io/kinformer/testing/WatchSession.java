@@ -42,6 +42,10 @@ final class WatchSession implements WatchSink {
   private final LinkedBlockingQueue<WatchItem> queue = new LinkedBlockingQueue<>();
   private final List<Cancellable> timers = new ArrayList<>();
   private volatile boolean overflowed;
+  /** The Table view of each event's object, when the client asked for tables. */
+  private @Nullable Tables table;
+  /** Whether a table event carried the column definitions yet; only the writer touches it. */
+  private boolean columnsSent;
   /** Events at or before this RV are not sent (a watch from a future RV waits for it). */
   private volatile long startRv;
 
@@ -53,6 +57,24 @@ final class WatchSession implements WatchSink {
     this.metaApiVersion = metaApiVersion;
     this.bookmarks = bookmarks;
     this.maxPending = maxPending;
+  }
+
+  /** Sends each object as a one-row Table (before {@link #run}). */
+  void renderAsTable(Tables tables) {
+    this.table = tables;
+  }
+
+  private byte[] tableRow(StoredObject o) {
+    byte[] b = table.single(o, !columnsSent);
+    columnsSent = true;
+    return b;
+  }
+
+  private byte[] line(WatchItem item) {
+    if (table == null) {
+      return item.line(metaApiVersion);
+    }
+    return WatchItem.frame(item.type, tableRow(item.object));
   }
 
   @Override
@@ -140,12 +162,13 @@ final class WatchSession implements WatchSink {
         if (filter.matches(o)) {
           // Framed in place: no per-object copy for large initial states.
           out.write(ADDED_HEAD);
-          out.write(metaApiVersion != null ? o.partialMetadata(metaApiVersion) : o.json);
+          out.write(table != null ? tableRow(o)
+              : metaApiVersion != null ? o.partialMetadata(metaApiVersion) : o.json);
           out.write(FRAME_TAIL);
         }
       }
       for (WatchItem item : start.replay()) {
-        out.write(item.line(metaApiVersion));
+        out.write(line(item));
       }
       if (initialEnd) {
         out.write(bookmark(start.startRv(), true));
@@ -160,7 +183,7 @@ final class WatchSession implements WatchSink {
           switch (item.kind) {
             case EVENT:
               if (item.rv > startRv) {
-                out.write(item.line(metaApiVersion));
+                out.write(line(item));
               }
               break;
             case BOOKMARK:

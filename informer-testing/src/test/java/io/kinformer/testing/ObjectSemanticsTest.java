@@ -227,14 +227,6 @@ class ObjectSemanticsTest {
   }
 
   @Test
-  void dryRun_isRefused_notWritten() {
-    Http.Reply r = http.post("/api/v1/namespaces/default/configmaps?dryRun=All",
-        String.format(CM, "dry", "1"));
-    assertThat(r.code()).isEqualTo(400);
-    assertThat(http.get("/api/v1/namespaces/default/configmaps/dry").code()).isEqualTo(404);
-  }
-
-  @Test
   void deletePreconditions_mismatch_is409() {
     http.post("/api/v1/namespaces/default/configmaps", String.format(CM, "u", "1"));
     Http.Reply r = http.delete("/api/v1/namespaces/default/configmaps/u",
