@@ -318,7 +318,7 @@ public final class KubeClient implements AutoCloseable {
             c = new HttpCalls(httpClient, baseUrl, Codecs.newMapper(pool),
                 Codecs.newCacheMapper(pool), HttpTimeouts.DEFAULT);
           } else {
-            c = new HttpCalls(httpClient, baseUrl, Codecs.newPlainMapper(), HttpTimeouts.DEFAULT);
+            c = HttpCalls.plain(httpClient, baseUrl, HttpTimeouts.DEFAULT);
           }
           calls = c;
         }

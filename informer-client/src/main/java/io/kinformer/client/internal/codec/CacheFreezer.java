@@ -36,7 +36,15 @@ final class CacheFreezer {
   /** The map every empty map of a frozen object is: a frozen, empty {@link SmallMap}. */
   static final Map<Object, Object> EMPTY_MAP = emptyMap();
 
-  private CacheFreezer() {}
+  private static final CacheFreezer COMPACTING = new CacheFreezer(true);
+  private static final CacheFreezer PLAIN = new CacheFreezer(false);
+
+  /** Whether small maps become frozen {@link SmallMap}s (else every map is wrapped unmodifiable). */
+  private final boolean compactMaps;
+
+  private CacheFreezer(boolean compactMaps) {
+    this.compactMaps = compactMaps;
+  }
 
   private static Map<Object, Object> emptyMap() {
     SmallMap<Object, Object> m = new SmallMap<>(new Object[0], 0);
@@ -46,7 +54,17 @@ final class CacheFreezer {
 
   /** Freezes {@code obj} in place (see the class comment) and returns it. */
   static <T> T freeze(T obj) {
-    freezeValue(obj);
+    COMPACTING.freezeValue(obj);
+    return obj;
+  }
+
+  /**
+   * Freezes {@code obj} in place as {@link #freeze} does, but without turning maps into {@link
+   * SmallMap}s: every map, empty or not, is wrapped by {@link Collections#unmodifiableMap}, for a
+   * client whose decoding optimizations are off.
+   */
+  static <T> T freezePlain(T obj) {
+    PLAIN.freezeValue(obj);
     return obj;
   }
 
@@ -54,7 +72,7 @@ final class CacheFreezer {
     return ModelFields.isModel(type);
   }
 
-  private static void freezeModel(Object bean) {
+  private void freezeModel(Object bean) {
     try {
       for (Field f : ModelFields.of(bean.getClass()).frozen()) {
         Object value = f.get(bean);
@@ -71,7 +89,7 @@ final class CacheFreezer {
   }
 
   /** {@code value} frozen: the same object, or a read-only replacement for a collection. */
-  private static @Nullable Object freezeValue(@Nullable Object value) {
+  private @Nullable Object freezeValue(@Nullable Object value) {
     if (value instanceof List<?> l) {
       return freezeList(l);
     }
@@ -84,9 +102,9 @@ final class CacheFreezer {
     return value;
   }
 
-  private static List<?> freezeList(List<?> list) {
+  private List<?> freezeList(List<?> list) {
     if (list instanceof FrozenList<?>) {
-      list.forEach(CacheFreezer::freezeValue); // nested model objects still get frozen in place
+      list.forEach(this::freezeValue); // nested model objects still get frozen in place
       return list;
     }
     Object[] a = list.toArray();
@@ -96,8 +114,8 @@ final class CacheFreezer {
     return FrozenList.of(a);
   }
 
-  private static Map<?, ?> freezeMap(Map<?, ?> map) {
-    if (map.isEmpty()) {
+  private Map<?, ?> freezeMap(Map<?, ?> map) {
+    if (map.isEmpty() && compactMaps) {
       return EMPTY_MAP;
     }
     if (map instanceof SmallMap<?, ?> s) {
@@ -110,7 +128,7 @@ final class CacheFreezer {
       return small;
     }
     if (isUnmodifiableView(map)) {
-      map.values().forEach(CacheFreezer::freezeValue);
+      map.values().forEach(this::freezeValue);
       return map;
     }
     @SuppressWarnings("unchecked")
@@ -118,7 +136,7 @@ final class CacheFreezer {
         ? new LinkedHashMap<>(map) // a transform's Map.of: answer null queries as other maps do
         : (Map<Object, Object>) map;
     m.replaceAll((k, v) -> freezeValue(v));
-    if (m.size() <= SmallMap.MAX_SIZE
+    if (compactMaps && m.size() <= SmallMap.MAX_SIZE
         && (m.getClass() == LinkedHashMap.class || m.getClass() == HashMap.class)) {
       SmallMap<Object, Object> small = new SmallMap<>(m);
       small.freeze();

@@ -75,6 +75,14 @@ public final class Codecs {
     return CacheFreezer.freeze(obj);
   }
 
+  /**
+   * {@link #freezeForCache} for the objects of {@link #newPlainMapper()}: read-only the same way,
+   * but maps stay the ones Jackson built, wrapped unmodifiable, not compacted.
+   */
+  public static <T> T freezePlainForCache(T obj) {
+    return CacheFreezer.freezePlain(obj);
+  }
+
   /** {@link #newCacheMapper(StringPool)} with a pool of its own. */
   public static JsonMapper newCacheMapper() {
     return newCacheMapper(new StringPool());

@@ -5,6 +5,7 @@ import io.kinformer.cache.ApiException;
 import io.kinformer.cache.InformerException;
 import io.kinformer.cache.ListResult;
 import io.kinformer.client.ResourceType;
+import io.kinformer.client.internal.codec.Codecs;
 import io.kinformer.client.internal.codec.ListCodec;
 import io.kinformer.client.internal.codec.StatusCodec;
 import io.kinformer.client.internal.codec.UndecodableObjects;
@@ -51,8 +52,21 @@ public final class HttpCalls {
   /** The same calls decoding with the cache mapper; {@code this} when both mappers are one. */
   private final HttpCalls forCache;
 
+  /** Whether decoding optimizations are off: see {@link #plain}. */
+  private final boolean plain;
+
   public HttpCalls(OkHttpClient client, HttpUrl baseUrl, JsonMapper mapper, HttpTimeouts timeouts) {
     this(client, baseUrl, mapper, mapper, timeouts);
+  }
+
+  /**
+   * Calls of a client whose decoding optimizations are off ({@code
+   * ClientOptions.decodingOptimizations(false)}): {@link Codecs#newPlainMapper()} for every
+   * object, and {@link #freezeForCache} without compacting maps.
+   */
+  public static HttpCalls plain(OkHttpClient client, HttpUrl baseUrl, HttpTimeouts timeouts) {
+    JsonMapper mapper = Codecs.newPlainMapper();
+    return new HttpCalls(client, baseUrl, mapper, mapper, timeouts, true);
   }
 
   /**
@@ -65,6 +79,17 @@ public final class HttpCalls {
       JsonMapper mapper,
       JsonMapper cacheMapper,
       HttpTimeouts timeouts) {
+    this(client, baseUrl, mapper, cacheMapper, timeouts, false);
+  }
+
+  private HttpCalls(
+      OkHttpClient client,
+      HttpUrl baseUrl,
+      JsonMapper mapper,
+      JsonMapper cacheMapper,
+      HttpTimeouts timeouts,
+      boolean plain) {
+    this.plain = plain;
     this.client = Objects.requireNonNull(client, "client");
     this.baseUrl = Objects.requireNonNull(baseUrl, "baseUrl");
     this.mapper = Objects.requireNonNull(mapper, "mapper");
@@ -92,7 +117,17 @@ public final class HttpCalls {
     this.mapper = cacheMapper;
     this.statusCodec = plain.statusCodec;
     this.timeouts = plain.timeouts;
+    this.plain = plain.plain;
     this.forCache = this;
+  }
+
+  /**
+   * Readies an object these calls decoded for a cache, after the informer's transform: {@link
+   * Codecs#freezeForCache}, or, with decoding optimizations off, {@link
+   * Codecs#freezePlainForCache}.
+   */
+  public <T> T freezeForCache(T obj) {
+    return plain ? Codecs.freezePlainForCache(obj) : Codecs.freezeForCache(obj);
   }
 
   /**

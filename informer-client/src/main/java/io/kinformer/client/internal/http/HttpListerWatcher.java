@@ -12,7 +12,6 @@ import io.kinformer.cache.WatchEvent;
 import io.kinformer.cache.WatchEventType;
 import io.kinformer.client.ResourceType;
 import io.kinformer.client.internal.codec.CodecTailStream;
-import io.kinformer.client.internal.codec.Codecs;
 import io.kinformer.client.internal.codec.UndecodableObjects;
 import io.kinformer.client.internal.codec.WatchCodec;
 import java.time.Duration;
@@ -113,13 +112,13 @@ public final class HttpListerWatcher<T extends HasMetadata> implements ListerWat
   }
 
   /**
-   * Makes every list and map of {@code obj} read-only, empty ones the shared immutable ones ({@link
-   * Codecs#freezeForCache}): the informer calls it after its transform, which therefore sees the
-   * modifiable collections decoding built.
+   * Makes every list and map of {@code obj} read-only ({@link HttpCalls#freezeForCache}): the
+   * informer calls it after its transform, which therefore sees the modifiable collections
+   * decoding built.
    */
   @Override
   public T prepareForCache(T obj) {
-    return Codecs.freezeForCache(obj);
+    return calls.freezeForCache(obj);
   }
 
   @Override

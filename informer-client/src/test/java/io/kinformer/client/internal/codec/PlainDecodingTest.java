@@ -102,9 +102,12 @@ class PlainDecodingTest {
       assertThat(d.plain()).isNotEmpty().isEqualTo(d.optimized());
       assertThat(d.plain().toString()).isEqualTo(d.optimized().toString());
 
-      d.plain().forEach(Codecs::freezeForCache);
+      d.plain().forEach(Codecs::freezePlainForCache);
       d.optimized().forEach(Codecs::freezeForCache);
       assertThat(d.plain()).isEqualTo(d.optimized());
+      // Frozen without compaction: Jackson's maps, wrapped unmodifiable, never a SmallMap.
+      assertThat(maps(d.plain())).isNotEmpty().allSatisfy(m -> assertThat(m.getClass().getName())
+          .isEqualTo("java.util.Collections$UnmodifiableMap"));
     }
   }
 
@@ -184,7 +187,7 @@ class PlainDecodingTest {
   @Test
   void plainMode_frozenObjectIsReadOnly() {
     String json = CodecTranscripts.read("list-generated-realistic-pods.json");
-    Pod pod = Codecs.freezeForCache(decodeList(Codecs.newPlainMapper(), json, PODS).get(0));
+    Pod pod = Codecs.freezePlainForCache(decodeList(Codecs.newPlainMapper(), json, PODS).get(0));
 
     assertThatThrownBy(() -> pod.getMetadata().getLabels().put("x", "y"))
         .isInstanceOf(UnsupportedOperationException.class);
