@@ -166,12 +166,15 @@ func buildFixtures(kinds []Kind, perKind int) ([]Fixture, error) {
 		gvk := schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind}
 		f := fuzzer.FuzzerFor(metafuzzer.Funcs, rand.NewSource(int64(i+1)), codecs).
 			NilChance(.2).NumElements(1, 1).MaxDepth(10).Funcs(fixtureFuncs()...)
-		for j := 0; j < perKind; j++ {
+		// perKind filled objects, then the empty one: every field at its zero value.
+		for j := 0; j <= perKind; j++ {
 			obj, err := scheme.Scheme.New(gvk)
 			if err != nil {
 				return nil, err
 			}
-			f.Fill(obj)
+			if j < perKind {
+				f.Fill(obj)
+			}
 			pm, ok := obj.(protoMessage)
 			if !ok {
 				return nil, fmt.Errorf("%v: not a protobuf message", gvk)
