@@ -79,7 +79,10 @@ final class ProtoReader {
   void skip(int wire) {
     switch (wire) {
       case VARINT -> readVarint();
-      case LEN -> pos += readLength();
+      case LEN -> {
+        int len = readLength(); // before pos is read: readLength moves it
+        pos += len;
+      }
       case I64 -> advance(8);
       case I32 -> advance(4);
       default -> throw error("wire type " + wire + " (groups are not used by Kubernetes)");
