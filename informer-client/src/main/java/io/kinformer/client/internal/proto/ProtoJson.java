@@ -76,10 +76,39 @@ public final class ProtoJson {
    * @throws MalformedProtobufException if the bytes are not a {@code type}
    */
   public void write(Message type, byte[] data, int off, int len, JsonGenerator out) {
+    checkRange(data, off, len);
+    new Decoding(data, out).value(type, off, off + len, 0);
+  }
+
+  /**
+   * Writes the JSON object of an object that came in an envelope: its {@code apiVersion} and
+   * {@code kind} (which the envelope carries, not the message), then its fields.
+   *
+   * @throws MalformedProtobufException if the bytes are not a {@code type}
+   */
+  public void writeObject(Message type, String apiVersion, String kind, byte[] data, int off,
+      int len, JsonGenerator out) {
+    checkRange(data, off, len);
+    if (type.special != null || type.items) {
+      throw new IllegalArgumentException(type.name + " is not an object");
+    }
+    out.writeStartObject();
+    if (!apiVersion.isEmpty()) {
+      out.writeName("apiVersion");
+      out.writeString(apiVersion);
+    }
+    if (!kind.isEmpty()) {
+      out.writeName("kind");
+      out.writeString(kind);
+    }
+    new Decoding(data, out).fields(type, off, off + len, 0);
+    out.writeEndObject();
+  }
+
+  private static void checkRange(byte[] data, int off, int len) {
     if (off < 0 || len < 0 || len > data.length - off) {
       throw new IndexOutOfBoundsException("range " + off + "+" + len + " of " + data.length);
     }
-    new Decoding(data, out).value(type, off, off + len, 0);
   }
 
   /** The state of one decoding. */
@@ -134,7 +163,7 @@ public final class ProtoJson {
     }
 
     /** Writes the properties of a message (into the object already open). */
-    private void fields(Message m, int start, int end, int depth) {
+    void fields(Message m, int start, int end, int depth) {
       if (depth > maxDepth) {
         throw new MalformedProtobufException(m.name + ": messages nested deeper than " + maxDepth);
       }
