@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Generates the OpenAPI definitions the embedded API server serves,
+# src/main/resources/io/kinformer/testing/openapi-definitions.json.gz, from the Go sources of
+# k8s.io/api, k8s.io/apimachinery and k8s.io/client-go 0.36.4 that ../apiserver/build.sh unpacks
+# from Debian's packages. The generator (main.go here) is built in GOPATH mode with the network
+# off, like the test API server.
+#
+# Usage: gen.sh           regenerate the resource
+#        gen.sh --check   regenerate into a temporary file and fail unless it is byte-identical
+#                         to the committed resource
+# Env:   KINFORMER_CACHE  the cache root (default $HOME/.cache/kinformer), as for build.sh
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+resource="$here/../src/main/resources/io/kinformer/testing/openapi-definitions.json.gz"
+cache="${KINFORMER_CACHE:-$HOME/.cache/kinformer}/apiserver"
+say() { printf 'gen.sh: %s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+check=0
+case "${1:-}" in
+  --check) check=1 ;;
+  "") ;;
+  *) die "unknown argument '$1' (usage: gen.sh [--check])" ;;
+esac
+
+"$here/../apiserver/build.sh" >/dev/null
+# build.sh keeps exactly one unpacked root, the one it built from.
+roots=("$cache"/root-*)
+((${#roots[@]} == 1)) && [[ -e ${roots[0]}/.complete ]] \
+  || die "expected one complete $cache/root-* after build.sh, found: ${roots[*]}"
+root=${roots[0]}
+goroot="$root/usr/lib/go-1.26"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/gopath/src/kinformer.io/openapi-gen"
+cp "$here/main.go" "$work/gopath/src/kinformer.io/openapi-gen/"
+(cd "$work/gopath/src/kinformer.io/openapi-gen" && env GO111MODULE=off GOPROXY=off \
+  GOTOOLCHAIN=local GOFLAGS= CGO_ENABLED=0 GOROOT="$goroot" \
+  GOPATH="$work/gopath:$root/usr/share/gocode" GOCACHE="$cache/gocache" GOTELEMETRY=off \
+  PATH="$goroot/bin:$PATH" go build -trimpath -o "$work/openapi-gen" .) \
+  || die "go build of the generator failed"
+
+out="$resource"
+((check)) && out="$work/openapi-definitions.json.gz"
+"$work/openapi-gen" -src "$root/usr/share/gocode/src" -out "$out"
+if ((check)); then
+  cmp -s "$out" "$resource" || die "$resource is not what the generator writes: run $0 and commit"
+  say "the committed definitions are up to date"
+else
+  say "wrote $resource"
+fi
