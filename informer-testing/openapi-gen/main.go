@@ -29,6 +29,7 @@ import (
 	"strconv"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -106,6 +107,10 @@ func (g *generator) run(out string) error {
 		}
 		g.gvks[name] = append(g.gvks[name],
 			obj{"group": gvk.Group, "version": gvk.Version, "kind": gvk.Kind})
+	}
+	// The body of every PATCH operation, referenced by the paths; not a kind.
+	if _, err := g.ref(reflect.TypeOf(metav1.Patch{})); err != nil {
+		return err
 	}
 	for name, list := range g.gvks {
 		sort.Slice(list, func(i, j int) bool {
