@@ -25,8 +25,7 @@ class FieldValidationTest {
 
   @BeforeEach
   void start() {
-    server = EmbeddedApiServer.start();
-    server.register(KubectlOpenApiTest.WIDGETS, KubectlOpenApiTest.WIDGET_SCHEMA);
+    server = KubectlOpenApiTest.startWithWidgets();
     server.register(ServedResource.namespaced("example.com", "v1", "Gadget", "gadgets"));
     http = new Http(server);
   }

@@ -95,10 +95,16 @@ class KubectlOpenApiTest {
   private EmbeddedApiServer server;
   private Kubectl kubectl;
 
+  /** A server with the defaults that also serves {@link #WIDGETS} with its schema. */
+  static EmbeddedApiServer startWithWidgets() {
+    EmbeddedApiServer s = EmbeddedApiServer.start();
+    s.register(WIDGETS, WIDGET_SCHEMA);
+    return s;
+  }
+
   @BeforeEach
   void start() {
-    server = EmbeddedApiServer.start();
-    server.register(WIDGETS, WIDGET_SCHEMA);
+    server = startWithWidgets();
     kubectl = Kubectl.forServer(server, dir);
   }
 

@@ -24,8 +24,7 @@ class OpenApiDocumentsTest {
 
   @BeforeEach
   void start() {
-    server = EmbeddedApiServer.start();
-    server.register(KubectlOpenApiTest.WIDGETS, KubectlOpenApiTest.WIDGET_SCHEMA);
+    server = KubectlOpenApiTest.startWithWidgets();
     server.register(ServedResource.clusterScoped("example.com", "v1alpha1", "Gadget", "gadgets"));
     http = new Http(server);
   }
