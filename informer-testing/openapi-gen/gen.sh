@@ -30,6 +30,12 @@ roots=("$cache"/root-*)
 ((${#roots[@]} == 1)) && [[ -e ${roots[0]}/.complete ]] \
   || die "expected one complete $cache/root-* after build.sh, found: ${roots[*]}"
 root=${roots[0]}
+# main.go's sourceVersion names the release; a root with another one would generate other bytes.
+want=$(sed -n 's/^const sourceVersion = "k8s.io\/api v\(.*\)"$/\1/p' "$here/main.go")
+have=$(sed -n 's/^golang-k8s-api-dev=\([^-+]*\).*/\1/p' "$root/.manifest")
+[[ -n $want && $have == "$want" ]] \
+  || die "main.go generates from k8s.io/api $want but $root has golang-k8s-api-dev $have:" \
+    "update sourceVersion in main.go and regenerate"
 goroot="$root/usr/lib/go-1.26"
 
 work=$(mktemp -d)
