@@ -5,6 +5,9 @@
 # from Debian's packages. The generator (main.go here) is built in GOPATH mode with the network
 # off, like the test API server.
 #
+# Either way, crosscheck/main.go then compares the result with the definitions kube-openapi's
+# own generator wrote for the types k8s.io/apiextensions-apiserver publishes (meta/v1 and others).
+#
 # Usage: gen.sh           regenerate the resource
 #        gen.sh --check   regenerate into a temporary file and fail unless it is byte-identical
 #                         to the committed resource
@@ -40,17 +43,21 @@ goroot="$root/usr/lib/go-1.26"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/gopath/src/kinformer.io/openapi-gen"
+mkdir -p "$work/gopath/src/kinformer.io/openapi-gen/crosscheck"
 cp "$here/main.go" "$work/gopath/src/kinformer.io/openapi-gen/"
+cp "$here/crosscheck/main.go" "$work/gopath/src/kinformer.io/openapi-gen/crosscheck/"
 (cd "$work/gopath/src/kinformer.io/openapi-gen" && env GO111MODULE=off GOPROXY=off \
   GOTOOLCHAIN=local GOFLAGS= CGO_ENABLED=0 GOROOT="$goroot" \
   GOPATH="$work/gopath:$root/usr/share/gocode" GOCACHE="$cache/gocache" GOTELEMETRY=off \
-  PATH="$goroot/bin:$PATH" go build -trimpath -o "$work/openapi-gen" .) \
+  PATH="$goroot/bin:$PATH" sh -c 'go build -trimpath -o "$1/openapi-gen" . &&
+    go build -trimpath -o "$1/crosscheck" ./crosscheck' build "$work") \
   || die "go build of the generator failed"
 
 out="$resource"
 ((check)) && out="$work/openapi-definitions.json.gz"
 "$work/openapi-gen" -src "$root/usr/share/gocode/src" -out "$out"
+# The definitions kube-openapi's generator wrote for the same types must be equal to ours.
+"$work/crosscheck" "$out" || die "the generated definitions differ from kube-openapi's (above)"
 if ((check)); then
   cmp -s "$out" "$resource" || die "$resource is not what the generator writes: run $0 and commit"
   say "the committed definitions are up to date"

@@ -224,8 +224,7 @@ func (g *generator) ref(t reflect.Type) (string, error) {
 		s["properties"] = props
 	}
 	if len(required) > 0 {
-		sort.Strings(required)
-		s["required"] = required
+		s["required"] = required // in field order, as kube-openapi lists them
 	}
 	for k, v := range markers(td.markers, true) {
 		s[k] = v
@@ -289,7 +288,7 @@ func (g *generator) fields(t reflect.Type, td *typeDoc, props obj, required *[]s
 			fs["x-kubernetes-patch-merge-key"] = pk
 		}
 		props[jsonName] = fs
-		if !omit && !hasMarker(raw, "+optional") {
+		if hasMarker(raw, "+required") || !omit && !hasMarker(raw, "+optional") {
 			*required = append(*required, jsonName)
 		}
 	}
