@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,7 +55,9 @@ type typeDoc struct {
 	doc     string // the description
 	markers string // the generator marker lines of the doc comment
 	fields  map[string]fieldDoc
-	consts []string // for +enum types: the constant values, in source order
+	consts  []string // for +enum types: the constant values, sorted
+	// enumLines describe the constants as kube-openapi appends them to a field's description.
+	enumLines []string
 }
 
 type generator struct {
@@ -271,6 +274,11 @@ func (g *generator) fields(t reflect.Type, td *typeDoc, props obj, required *[]s
 		}
 		fd := td.fields[f.Name]
 		raw := fd.doc
+		if et := derefNamed(f.Type); et != nil {
+			if lines := g.typeDoc(et).enumLines; len(lines) > 0 {
+				raw = strings.TrimRight(raw, "\n") + "\n\nPossible enum values:\n" + strings.Join(lines, "\n")
+			}
+		}
 		fs, err := g.schema(f.Type)
 		if err != nil {
 			return fmt.Errorf("%s.%s: %w", t, f.Name, err)
@@ -434,19 +442,32 @@ func (g *generator) parse(pkg string) map[string]*typeDoc {
 			td.doc = description(raw)
 			td.markers = markerText(raw)
 			if hasMarker(raw, "+enum") {
+				described := map[string]string{}
 				for _, c := range dt.Consts {
 					for _, spec := range c.Decl.Specs {
 						vs := spec.(*ast.ValueSpec)
-						for _, v := range vs.Values {
-							if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-								if s, err := strconv.Unquote(lit.Value); err == nil {
-									td.consts = append(td.consts, s)
-								}
+						for i, v := range vs.Values {
+							lit, ok := v.(*ast.BasicLit)
+							if !ok || lit.Kind != token.STRING || i >= len(vs.Names) {
+								continue
 							}
+							value, err := strconv.Unquote(lit.Value)
+							if err != nil {
+								continue
+							}
+							comment := ""
+							if vs.Doc != nil {
+								comment = vs.Doc.Text()
+							}
+							td.consts = append(td.consts, value)
+							described[value] = enumValueLine(vs.Names[i].Name, value, comment)
 						}
 					}
 				}
 				sort.Strings(td.consts)
+				for _, v := range td.consts {
+					td.enumLines = append(td.enumLines, described[v])
+				}
 			}
 			out[dt.Name] = td
 		}
@@ -486,6 +507,27 @@ func markerText(text string) string {
 		}
 	}
 	return b.String()
+}
+
+// derefNamed is the named non-struct type of a field (through pointers), or nil.
+func derefNamed(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Ptr {
+		t = t.Elem()
+	}
+	if t.PkgPath() == "" || t.Name() == "" || t.Kind() == reflect.Struct {
+		return nil
+	}
+	return t
+}
+
+var whitespace = regexp.MustCompile(`\s+`)
+
+// enumValueLine describes one constant of an +enum type as kube-openapi does: its quoted value
+// and its doc comment without the constant's name, on one line.
+func enumValueLine(name, value, comment string) string {
+	comment = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(comment), name))
+	comment = whitespace.ReplaceAllString(comment, " ")
+	return fmt.Sprintf(" - `%q` %s", value, comment)
 }
 
 func embeddedName(e ast.Expr) string {

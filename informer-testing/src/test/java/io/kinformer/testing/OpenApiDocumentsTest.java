@@ -87,6 +87,12 @@ class OpenApiDocumentsTest {
     assertThat(podSpec.path("required").toString()).isEqualTo("[\"containers\"]");
 
     JsonNode container = OpenApiDefinitions.get().v3().get("io.k8s.api.core.v1.Container");
+    JsonNode pullPolicy = container.path("properties").path("imagePullPolicy");
+    assertThat(pullPolicy.path("enum").toString())
+        .isEqualTo("[\"Always\",\"IfNotPresent\",\"Never\"]");
+    assertThat(pullPolicy.path("description").asString()).contains("Cannot be updated.")
+        .contains("\n\nPossible enum values:\n - `\"Always\"` means that kubelet always attempts"
+            + " to pull the latest image.");
     JsonNode resources = container.path("properties").path("resources");
     assertThat(resources.path("allOf").get(0).path("$ref").asString())
         .isEqualTo("#/components/schemas/io.k8s.api.core.v1.ResourceRequirements");
