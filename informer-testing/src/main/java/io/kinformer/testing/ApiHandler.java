@@ -506,8 +506,9 @@ final class ApiHandler extends Handler.Abstract {
   }
 
   /**
-   * Serves {@code /openapi/v2}, {@code /openapi/v3} and {@code /openapi/v3/<group version>}
-   * (redirecting a stale {@code ?hash=} to the current one, as kube-apiserver does).
+   * Serves {@code /openapi/v2} (JSON or protobuf), {@code /openapi/v3} and {@code
+   * /openapi/v3/<group version>} (redirecting a stale {@code ?hash=} to the current one, as
+   * kube-apiserver does).
    */
   private boolean openApi(Request request, Response response, Callback callback) {
     String path = Request.getPathInContext(request);
@@ -518,10 +519,11 @@ final class ApiHandler extends Handler.Abstract {
     String cacheControl = "no-cache, private";
     String sub = path.substring("/openapi/".length());
     if (sub.equals("v2")) {
-      String accept = acceptOf(request);
-      if (accept.contains("protobuf") && !accept.contains("json") && !accept.contains("*/*")) {
-        writeStatus(response, callback, ApiError.of(406, "NotAcceptable",
-            "only application/json is served at /openapi/v2", null), true);
+      if (acceptOf(request).contains("com.github.proto-openapi.spec.v2")) {
+        response.setStatus(200);
+        headers(response, true);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, OpenApiV2Proto.MEDIA_TYPE);
+        response.write(true, ByteBuffer.wrap(openApi.v2Proto()), callback);
         return true;
       }
       doc = openApi.v2();

@@ -23,7 +23,8 @@ import tools.jackson.databind.node.ObjectNode;
  *       the kinds served there (and everything they reference) and their paths, whose write
  *       operations declare the {@code dryRun}, {@code fieldManager} and {@code fieldValidation}
  *       query parameters;
- *   <li>{@code /openapi/v2}: every served kind in one Swagger 2.0 document.
+ *   <li>{@code /openapi/v2}: every served kind in one Swagger 2.0 document, as JSON or as
+ *       gnostic's protobuf.
  * </ul>
  *
  * <p>Built-in kinds take their schemas from {@link OpenApiDefinitions}; a custom resource from the
@@ -121,6 +122,21 @@ final class OpenApiDocuments {
       cache.put("v2", c);
     }
     return c.doc();
+  }
+
+  private record ProtoCache(Doc json, byte[] proto) {}
+
+  private volatile @Nullable ProtoCache v2Proto;
+
+  /** {@code /openapi/v2} as gnostic's protobuf {@code Document} (see {@link OpenApiV2Proto}). */
+  byte[] v2Proto() {
+    Doc json = v2();
+    ProtoCache c = v2Proto;
+    if (c == null || c.json() != json) {
+      c = new ProtoCache(json, OpenApiV2Proto.encode(Json.MAPPER.readTree(json.body())));
+      v2Proto = c;
+    }
+    return c.proto();
   }
 
   private List<Object> cacheKey(List<ServedResource> resources) {

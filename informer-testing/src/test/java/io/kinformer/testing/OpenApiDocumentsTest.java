@@ -238,6 +238,80 @@ class OpenApiDocumentsTest {
     }
   }
 
+  /** The length-delimited fields {@code field} of a protobuf message, in order. */
+  private static List<byte[]> fields(byte[] msg, int field) {
+    List<byte[]> out = new ArrayList<>();
+    java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(msg);
+    while (b.hasRemaining()) {
+      long key = varint(b);
+      int wire = (int) (key & 7);
+      if (wire == 0) {
+        varint(b);
+      } else if (wire == 2) {
+        byte[] v = new byte[(int) varint(b)];
+        b.get(v);
+        if (key >>> 3 == field) {
+          out.add(v);
+        }
+      } else {
+        throw new AssertionError("unexpected wire type " + wire);
+      }
+    }
+    return out;
+  }
+
+  private static long varint(java.nio.ByteBuffer b) {
+    long v = 0;
+    for (int shift = 0; ; shift += 7) {
+      byte x = b.get();
+      v |= (long) (x & 0x7F) << shift;
+      if (x >= 0) {
+        return v;
+      }
+    }
+  }
+
+  private static String text(byte[] b) {
+    return new String(b, java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void v2_asProtobuf_isAGnosticDocument() {
+    Http.Reply r = http.call(new Request.Builder().url(server.url() + "/openapi/v2")
+        .header("Accept", OpenApiV2Proto.MEDIA_TYPE).build());
+    assertThat(r.code()).isEqualTo(200);
+    assertThat(r.headers().get("Content-Type")).isEqualTo(OpenApiV2Proto.MEDIA_TYPE);
+    byte[] doc;
+    try (okhttp3.Response raw = new OkHttpClient().newCall(new Request.Builder()
+        .url(server.url() + "/openapi/v2").header("Accept", OpenApiV2Proto.MEDIA_TYPE).build())
+        .execute()) {
+      doc = raw.body().bytes();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    assertThat(text(fields(doc, 1).get(0))).isEqualTo("2.0"); // Document.swagger
+    // Document.definitions (9) -> NamedSchema (1) -> name (1), value (2)
+    List<String> names = new ArrayList<>();
+    byte[] pod = null;
+    for (byte[] named : fields(fields(doc, 9).get(0), 1)) {
+      String name = text(fields(named, 1).get(0));
+      names.add(name);
+      if (name.equals("io.k8s.api.core.v1.Pod")) {
+        pod = fields(named, 2).get(0);
+      }
+    }
+    assertThat(names).contains("io.k8s.api.core.v1.Pod", "io.k8s.api.apps.v1.Deployment",
+        "com.example.v1.Widget", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
+    // Schema.vendor_extension (31) -> NamedAny: name (1), Any (2) -> yaml (2)
+    byte[] gvk = fields(pod, 31).get(0);
+    assertThat(text(fields(gvk, 1).get(0))).isEqualTo(GVK);
+    assertThat(http.get("/openapi/v2").json().path("definitions").path("io.k8s.api.core.v1.Pod")
+        .path(GVK).toString() + "\n").isEqualTo(text(fields(fields(gvk, 2).get(0), 2).get(0)));
+    // Document.paths (8) -> NamedPathItem (2): one per path of the JSON document
+    assertThat(fields(fields(doc, 8).get(0), 2))
+        .hasSize(http.get("/openapi/v2").json().path("paths").size());
+  }
+
   @Test
   void register_refusesASchemaThatIsNotAnObject() {
     ServedResource things = ServedResource.namespaced("example.com", "v1", "Thing", "things");
