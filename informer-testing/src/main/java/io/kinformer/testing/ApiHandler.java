@@ -522,7 +522,7 @@ final class ApiHandler extends Handler.Abstract {
       if (acceptOf(request).contains("com.github.proto-openapi.spec.v2")) {
         response.setStatus(200);
         headers(response, true);
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, OpenApiV2Proto.MEDIA_TYPE);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, OpenApiV2Proto.CONTENT_TYPE);
         response.write(true, ByteBuffer.wrap(openApi.v2Proto()), callback);
         return true;
       }

@@ -21,6 +21,12 @@ final class OpenApiV2Proto {
   /** The media type kubectl requests. */
   static final String MEDIA_TYPE = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
 
+  /**
+   * The media type of the response, as kube-apiserver writes it: without the {@code @}, which
+   * Go's {@code mime.ParseMediaType} refuses.
+   */
+  static final String CONTENT_TYPE = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+
   private OpenApiV2Proto() {}
 
   /** A protobuf message being written: tagged fields in order. */

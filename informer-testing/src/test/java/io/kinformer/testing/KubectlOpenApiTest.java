@@ -201,6 +201,30 @@ class KubectlOpenApiTest {
   }
 
   @Test
+  void explainFromOpenApiV2_andClientSideValidationOfAList_readTheProtobufDocument()
+      throws Exception {
+    String out = kubectl.ok("explain", "pods.spec.containers", "--output=plaintext-openapiv2");
+    assertThat(out).contains("List of containers belonging to the pod.")
+        .containsPattern("imagePullPolicy\\s+<string>");
+
+    // A List has no fieldValidation to ask the server for: kubectl validates it itself,
+    // against /openapi/v2.
+    String list = """
+        apiVersion: v1
+        kind: List
+        items:
+        - apiVersion: v1
+          kind: ConfigMap
+          metadata: {name: listed}
+          dataa: {a: b}
+        """;
+    Kubectl.Run create = kubectl.run("create", "-f", file("list.yaml", list));
+    assertThat(create.exit()).as(create.out()).isNotZero();
+    assertThat(create.out()).contains("unknown field \"dataa\"");
+    assertThat(server.get("v1", "ConfigMap", "default", "listed")).isEmpty();
+  }
+
+  @Test
   void explain_customResource_printsItsSchema() throws Exception {
     String out = kubectl.ok("explain", "widgets.spec");
     assertThat(out).containsPattern("GROUP:\\s+example.com").containsPattern("KIND:\\s+Widget")

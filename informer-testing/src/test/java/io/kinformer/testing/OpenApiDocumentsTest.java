@@ -280,7 +280,7 @@ class OpenApiDocumentsTest {
     Http.Reply r = http.call(new Request.Builder().url(server.url() + "/openapi/v2")
         .header("Accept", OpenApiV2Proto.MEDIA_TYPE).build());
     assertThat(r.code()).isEqualTo(200);
-    assertThat(r.headers().get("Content-Type")).isEqualTo(OpenApiV2Proto.MEDIA_TYPE);
+    assertThat(r.headers().get("Content-Type")).isEqualTo(OpenApiV2Proto.CONTENT_TYPE);
     byte[] doc;
     try (okhttp3.Response raw = new OkHttpClient().newCall(new Request.Builder()
         .url(server.url() + "/openapi/v2").header("Accept", OpenApiV2Proto.MEDIA_TYPE).build())
