@@ -64,6 +64,7 @@ final class ApiHandler extends Handler.Abstract {
   private final Set<WatchSession> watches;
   private final Settings settings;
   private final Executor executor;
+  private final OpenApiDocuments openApi;
   private volatile String serverAddress = "127.0.0.1:0";
 
   ApiHandler(ApiOps ops, Faults faults, Set<WatchSession> watches, Settings settings,
@@ -75,6 +76,7 @@ final class ApiHandler extends Handler.Abstract {
     this.watches = watches;
     this.settings = settings;
     this.executor = executor;
+    this.openApi = new OpenApiDocuments(registry);
   }
 
   void serverAddress(String hostPort) {
@@ -239,6 +241,9 @@ final class ApiHandler extends Handler.Abstract {
       if (!authorized(request)) {
         writeStatus(response, callback, ApiError.of(401, "Unauthorized", "Unauthorized", null),
             false);
+        return true;
+      }
+      if (openApi(request, response, callback)) {
         return true;
       }
       Route route = route(Request.getPathInContext(request));
@@ -452,7 +457,10 @@ final class ApiHandler extends Handler.Abstract {
         return;
       case CREATE: {
         checkBodyType(request);
-        ObjectNode created = ApiOps.parseObject(body(request), type);
+        byte[] createBody = body(request);
+        ObjectNode created = ApiOps.parseObject(createBody, type);
+        warn(response, FieldValidation.check(fieldValidation(query), openApi, type, createBody,
+            false, FieldValidation.decodePrefix(type)));
         String rv = created.path("metadata").path("resourceVersion").asString("");
         if (!rv.isEmpty() && !rv.equals("0") && rv.chars().allMatch(Character::isDigit)) {
           // The storage layer's plain error, which the real server turns into a 500.
@@ -462,17 +470,22 @@ final class ApiHandler extends Handler.Abstract {
             writer(query, "CreateOptions", NO_BODY).create(type, route.namespace(), created));
         return;
       }
-      case UPDATE:
+      case UPDATE: {
         checkBodyType(request);
+        byte[] updateBody = body(request);
+        ObjectNode updated = ApiOps.parseObject(updateBody, type);
+        warn(response, FieldValidation.check(fieldValidation(query), openApi, type, updateBody,
+            false, FieldValidation.decodePrefix(type)));
         writeResult(response, callback, writer(query, "UpdateOptions", NO_BODY).update(type,
-            ns, route.name(),
-            ApiOps.parseObject(body(request), type), route.status()));
+            ns, route.name(), updated, route.status()));
         return;
+      }
       case PATCH: {
         String ct = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
+        byte[] patchBody = body(request);
+        warn(response, patchProblems(query, type, ct, patchBody));
         writeResult(response, callback, writer(query, "PatchOptions", NO_BODY).patch(type,
-            ns, route.name(),
-            ct == null ? "" : ct, body(request), route.status()));
+            ns, route.name(), ct == null ? "" : ct, patchBody, route.status()));
         return;
       }
       case DELETE: {
@@ -528,6 +541,95 @@ final class ApiHandler extends Handler.Abstract {
   /** The operations that run the write: {@link ApiOps#dryRun() dry} when the request asks. */
   private ApiOps writer(Fields query, String optionsKind, byte[] deleteBody) {
     return DryRun.requested(query, optionsKind, deleteBody) ? ops.dryRun() : ops;
+  }
+
+  // ---- OpenAPI and field validation ----------------------------------------------------------
+
+  private static FieldValidation.Directive fieldValidation(Fields query) {
+    return FieldValidation.Directive.of(query.getValue("fieldValidation"));
+  }
+
+  /** The unknown and duplicate fields of a merge, strategic merge or apply patch. */
+  private List<String> patchProblems(Fields query, ServedResource type, @Nullable String ct,
+      byte[] body) {
+    String media = ct == null ? "" : ct.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+    FieldValidation.Directive d = fieldValidation(query);
+    return switch (media) {
+      case "application/merge-patch+json", "application/strategic-merge-patch+json" ->
+          FieldValidation.check(d, openApi, type, body, true, "");
+      case "application/apply-patch+yaml" ->
+          FieldValidation.check(d, openApi, type, FieldValidation.yamlToJson(body), true, "");
+      default -> List.of(); // a JSON patch names paths, not fields
+    };
+  }
+
+  /** One {@code Warning} header (RFC 7234 form, code 299) for each field validation warning. */
+  private static void warn(Response response, List<String> warnings) {
+    for (String w : warnings) {
+      response.getHeaders().add("Warning",
+          "299 - \"" + w.replace("\\", "\\\\").replace("\"", "\\\"") + "\"");
+    }
+  }
+
+  /**
+   * Serves {@code /openapi/v2} (JSON or protobuf), {@code /openapi/v3} and {@code
+   * /openapi/v3/<group version>} (redirecting a stale {@code ?hash=} to the current one, as
+   * kube-apiserver does).
+   */
+  private boolean openApi(Request request, Response response, Callback callback) {
+    String path = Request.getPathInContext(request);
+    if (!path.startsWith("/openapi/") || !request.getMethod().equals("GET")) {
+      return false;
+    }
+    OpenApiDocuments.Doc doc;
+    String cacheControl = "no-cache, private";
+    String sub = path.substring("/openapi/".length());
+    if (sub.equals("v2")) {
+      if (acceptOf(request).contains("com.github.proto-openapi.spec.v2")) {
+        response.setStatus(200);
+        headers(response, true);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, OpenApiV2Proto.CONTENT_TYPE);
+        response.write(true, ByteBuffer.wrap(openApi.v2Proto()), callback);
+        return true;
+      }
+      doc = openApi.v2();
+    } else if (sub.equals("v3") || sub.equals("v3/")) {
+      doc = openApi.discoveryV3();
+    } else if (sub.startsWith("v3/")) {
+      String gv = sub.substring(3);
+      doc = openApi.v3(gv).orElse(null);
+      if (doc == null) {
+        response.setStatus(404);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
+        headers(response, true);
+        response.write(true, utf8("404 page not found\n"), callback);
+        return true;
+      }
+      String hash = Request.extractQueryParameters(request).getValue("hash");
+      if (hash != null && !hash.equals(doc.hash())) {
+        response.setStatus(301);
+        response.getHeaders().put(HttpHeader.LOCATION,
+            "/openapi/v3/" + gv + "?hash=" + doc.hash());
+        headers(response, true);
+        response.write(true, ByteBuffer.allocate(0), callback);
+        return true;
+      }
+      if (hash != null) {
+        cacheControl = "public, immutable";
+      }
+    } else {
+      return false;
+    }
+    String etag = "\"" + doc.hash() + "\"";
+    response.getHeaders().put(HttpHeader.ETAG, etag);
+    if (etag.equals(request.getHeaders().get(HttpHeader.IF_NONE_MATCH))) {
+      response.setStatus(304);
+      headers(response, true);
+      response.write(true, ByteBuffer.allocate(0), callback);
+      return true;
+    }
+    writeJson(response, callback, 200, doc.body(), JSON, cacheControl);
+    return true;
   }
 
   /** Bodies must be JSON (or YAML); protobuf and CBOR get 415, which clients fall back from. */

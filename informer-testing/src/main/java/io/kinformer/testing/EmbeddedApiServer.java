@@ -202,6 +202,33 @@ public final class EmbeddedApiServer implements AutoCloseable {
     registerQuietly(type);
   }
 
+  /**
+   * Serves the custom resource {@code type} from now on with the schema of its CRD version, the
+   * {@code openAPIV3Schema} (JSON or YAML) under {@code spec.versions[].schema}: it is published
+   * at {@code /openapi/v3} and {@code /openapi/v2} (for {@code kubectl explain}) and checked by
+   * server-side field validation (see {@code fieldValidation} on create, update and patch).
+   * Registering the same type again replaces its schema.
+   *
+   * @throws IllegalArgumentException if the schema is not a JSON or YAML object
+   */
+  public void register(ServedResource type, String openApiV3Schema) {
+    Objects.requireNonNull(type, "type");
+    Objects.requireNonNull(openApiV3Schema, "openApiV3Schema");
+    tools.jackson.databind.JsonNode schema;
+    try {
+      schema = Json.YAML.readTree(openApiV3Schema);
+    } catch (tools.jackson.core.JacksonException e) {
+      throw new IllegalArgumentException("the openAPIV3Schema of " + type.qualifiedName()
+          + " is neither JSON nor YAML: " + e.getOriginalMessage(), e);
+    }
+    if (!(schema instanceof tools.jackson.databind.node.ObjectNode object)) {
+      throw new IllegalArgumentException("the openAPIV3Schema of " + type.qualifiedName()
+          + " must be an object, such as {\"type\":\"object\",\"properties\":{...}}");
+    }
+    registerQuietly(type);
+    registry.schema(type, object);
+  }
+
   /** The base URL, for example {@code http://127.0.0.1:41231}. */
   public URI url() {
     return url;

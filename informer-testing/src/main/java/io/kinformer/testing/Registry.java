@@ -19,6 +19,9 @@ final class Registry {
 
   private final Map<String, ServedResource> byPath = new ConcurrentHashMap<>();
   private final Map<String, ServedResource> byKind = new ConcurrentHashMap<>();
+  /** apiVersion/kind -> the openAPIV3Schema a custom resource was registered with. */
+  private final Map<String, tools.jackson.databind.node.ObjectNode> schemas =
+      new ConcurrentHashMap<>();
   /** group -> versions, in registration order. Guarded by this. */
   private final Map<String, Set<String>> groups = new LinkedHashMap<>();
 
@@ -88,6 +91,16 @@ final class Registry {
     byPath.put(pathKey, type);
     byKind.put(type.apiVersion() + "/" + type.kind(), type);
     groups.computeIfAbsent(type.group(), g -> new LinkedHashSet<>()).add(type.version());
+  }
+
+  /** Records the openAPIV3Schema of a registered custom resource (replacing an earlier one). */
+  void schema(ServedResource type, tools.jackson.databind.node.ObjectNode openApiV3Schema) {
+    schemas.put(type.apiVersion() + "/" + type.kind(), openApiV3Schema);
+  }
+
+  /** The openAPIV3Schema {@code type} was registered with, if any. */
+  Optional<tools.jackson.databind.node.ObjectNode> schema(ServedResource type) {
+    return Optional.ofNullable(schemas.get(type.apiVersion() + "/" + type.kind()));
   }
 
   Optional<ServedResource> byPath(String group, String version, String plural) {

@@ -151,20 +151,20 @@ class KubectlServerFeaturesTest {
     Path cm = dir.resolve("cm.yaml");
     Files.writeString(cm, String.format(CM_YAML, "one"));
     long rv = server.resourceVersion();
-    assertThat(kubectl.ok("create", "--dry-run=server", "--validate=false", "-f", cm.toString()))
+    assertThat(kubectl.ok("create", "--dry-run=server", "-f", cm.toString()))
         .contains("configmap/settings created (server dry run)");
     assertThat(server.get("v1", "ConfigMap", "default", "settings")).isEmpty();
     assertThat(server.resourceVersion()).isEqualTo(rv);
 
-    assertThat(kubectl.ok("apply", "--dry-run=server", "--validate=false", "-f", cm.toString()))
+    assertThat(kubectl.ok("apply", "--dry-run=server", "-f", cm.toString()))
         .contains("configmap/settings created (server dry run)");
     assertThat(server.get("v1", "ConfigMap", "default", "settings")).isEmpty();
 
-    kubectl.ok("apply", "--validate=false", "-f", cm.toString());
+    kubectl.ok("apply", "-f", cm.toString());
     String applied = server.get("v1", "ConfigMap", "default", "settings").orElseThrow();
     Files.writeString(cm, String.format(CM_YAML, "two"));
     rv = server.resourceVersion();
-    assertThat(kubectl.ok("apply", "--dry-run=server", "--validate=false", "-f", cm.toString()))
+    assertThat(kubectl.ok("apply", "--dry-run=server", "-f", cm.toString()))
         .contains("configmap/settings configured (server dry run)");
     assertThat(kubectl.ok("delete", "--dry-run=server", "-f", cm.toString()))
         .contains("configmap \"settings\" deleted (server dry run)");
@@ -177,7 +177,7 @@ class KubectlServerFeaturesTest {
     Kubectl kubectl = Kubectl.forServer(server, dir);
     Path cm = dir.resolve("cm.yaml");
     Files.writeString(cm, String.format(CM_YAML, "one"));
-    kubectl.ok("apply", "--validate=false", "-f", cm.toString());
+    kubectl.ok("apply", "-f", cm.toString());
     long rv = server.resourceVersion();
 
     Kubectl.Run same = kubectl.run("diff", "-f", cm.toString());

@@ -21,14 +21,14 @@ class KubectlTest {
       Kubectl kubectl = Kubectl.forServer(server, dir);
       Path pod = dir.resolve("pod.yaml");
       Files.writeString(pod, String.format(POD, "web", "nginx:1"));
-      Kubectl.Run create = kubectl.run("create", "--validate=false", "-f", pod.toString());
+      Kubectl.Run create = kubectl.run("create", "-f", pod.toString());
       assertThat(create.out()).contains("pod/web created");
       Kubectl.Run get = kubectl.run("get", "pods");
       assertThat(get.exit()).as(get.out()).isZero();
       assertThat(get.out()).contains("web");
 
       Files.writeString(pod, String.format(POD, "web", "nginx:2"));
-      Kubectl.Run apply = kubectl.run("apply", "--validate=false", "-f", pod.toString());
+      Kubectl.Run apply = kubectl.run("apply", "-f", pod.toString());
       assertThat(apply.exit()).as(apply.out()).isZero();
       assertThat(server.get("v1", "Pod", "default", "web").orElseThrow()).contains("nginx:2");
 
