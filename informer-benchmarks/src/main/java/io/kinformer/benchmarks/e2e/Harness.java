@@ -133,7 +133,8 @@ public final class Harness {
     log("wrote " + out.resolve("report.md") + " and " + out.resolve("sync-heap.png"));
   }
 
-  private static void record(Path jsonl, List<Map<String, String>> results, Map<String, String> r)
+  /** Adds {@code r} to {@code results} and appends it to {@code jsonl} as one JSON object. */
+  public static void record(Path jsonl, List<Map<String, String>> results, Map<String, String> r)
       throws IOException {
     results.add(r);
     StringBuilder sb = new StringBuilder("{");
@@ -208,7 +209,7 @@ public final class Harness {
   }
 
   /** Median of values. */
-  static double median(double[] v) {
+  public static double median(double[] v) {
     double[] s = v.clone();
     Arrays.sort(s);
     int k = s.length / 2;
