@@ -32,9 +32,10 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <ul>
  *   <li>the sync time from process start (measured here, from spawning the process until its
- *       "synced" line arrives) and from informer start (measured by the process);
+ *       "synced" line arrives, less the time the process spent on its heap baseline) and from
+ *       informer start (measured by the process);
  *   <li>the process CPU for the sync, from informer start and from process start (the child's
- *       own {@code getrusage}, or the JVM's process CPU time);
+ *       own {@code getrusage}, or the JVM's process CPU time; less the heap baseline's);
  *   <li>retained heap per object: Java, used heap after full collections minus before, ÷ N; Go,
  *       {@code HeapInuse} after {@code runtime.GC()} minus before, ÷ N;
  *   <li>OS threads after the sync;
@@ -172,8 +173,16 @@ public final class RealServerBenchmark {
       if (synced == null) {
         return failed(r, p, log);
       }
-      r.put("processSyncMillis", Double.toString((System.nanoTime() - spawned) / 1e6));
+      long received = System.nanoTime();
       copy(synced, r);
+      // From spawning the process, less the heap baseline it took before starting its informer.
+      r.put("processSyncMillis", Double.toString((received - spawned) / 1e6
+          - synced.path("baselineMillis").asDouble()));
+      JsonNode heap = next(lines, "heap", timeout);
+      if (heap == null) {
+        return failed(r, p, log);
+      }
+      copy(heap, r);
       commands.write(("burst " + m + "\n").getBytes(StandardCharsets.UTF_8));
       commands.flush();
       if (next(lines, "armed", timeout) == null) {
