@@ -23,7 +23,7 @@ informer-testing/apiserver/README.md)"
 
 if [[ ! -f $jar || -n $(find "$repo" -path '*/src/main/*' -newer "$jar" -print -quit) ]]; then
   printf 'realserver.sh: building %s\n' "$jar" >&2
-  (cd "$repo" && flock /tmp/kinformer-build.lock mvn -o -B -q -Pbenchmarks package -DskipTests \
+  (cd "$repo" && flock /tmp/kinformer-build.lock mvn -o -B -q -Dstyle.color=never -Pbenchmarks package -DskipTests \
     -Djapicmp.skip=true -pl informer-benchmarks -am) || die "building benchmarks.jar failed"
 fi
 

@@ -15,6 +15,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -34,8 +36,7 @@ import java.util.concurrent.locks.LockSupport;
  * {@code processCpuSeconds} and {@code baselineMillis} leave out the heap baseline taken before
  * the informer starts (full collections). After "heap" it reads commands from stdin: {@code burst M} makes it answer "armed", then
  * report once its handler has seen M more updates; the end of stdin ends it. Both sides wait for
- * their handler's counts by polling every millisecond, so that neither pays for a different kind
- * of wake-up.
+ * their handler's counts alike: woken when the count is reached, not polling.
  *
  * <p>Arguments ({@code key=value}): {@code kubeconfig}, {@code pods} (N, the adds the sync waits
  * for), {@code streaming} (true: a streaming list, false: LIST then WATCH), {@code encoding}
@@ -70,17 +71,17 @@ public final class KinformerProcess {
         .builder("pods", client.resources(Pod.class).inAnyNamespace().listerWatcher())
         .streamingList(streaming)
         .build();
-    AtomicLong adds = new AtomicLong();
-    AtomicLong updates = new AtomicLong();
+    Counter adds = new Counter();
+    Counter updates = new Counter();
     informer.addEventHandler(new ResourceEventHandler<Pod>() {
       @Override
       public void onAdd(Pod obj, boolean isInInitialList) {
-        adds.incrementAndGet();
+        adds.add();
       }
 
       @Override
       public void onUpdate(Pod oldObj, Pod newObj) {
-        updates.incrementAndGet();
+        updates.add();
       }
     });
 
@@ -92,7 +93,8 @@ public final class KinformerProcess {
     long cpu0 = Driver.cpuNanos();
     long t0 = System.nanoTime();
     informer.start();
-    while (!informer.hasSynced() || adds.get() < pods) {
+    adds.await(pods);
+    while (!informer.hasSynced()) {
       LockSupport.parkNanos(1_000_000);
     }
     long t1 = System.nanoTime();
@@ -119,13 +121,11 @@ public final class KinformerProcess {
           throw new IllegalArgumentException("unknown command: " + line);
         }
         long m = Long.parseLong(line.substring("burst ".length()));
-        long target = updates.get() + m;
+        long target = updates.count.get() + m;
         long cpu2 = Driver.cpuNanos();
         long t2 = System.nanoTime();
         emit(Map.of("kind", "armed"));
-        while (updates.get() < target) {
-          LockSupport.parkNanos(1_000_000);
-        }
+        updates.await(target);
         long t3 = System.nanoTime();
         Map<String, Object> burst = new LinkedHashMap<>();
         burst.put("kind", "burst");
@@ -138,6 +138,30 @@ public final class KinformerProcess {
     }
     informer.close();
     client.close();
+  }
+
+  /**
+   * Counts handler calls and wakes {@link #await} when the count reaches its target, so that
+   * waiting costs no CPU (the client-go side waits the same way).
+   */
+  private static final class Counter {
+    final AtomicLong count = new AtomicLong();
+    final AtomicLong target = new AtomicLong(-1);
+    final Semaphore reached = new Semaphore(0);
+
+    void add() {
+      if (count.incrementAndGet() == target.get()) {
+        reached.release();
+      }
+    }
+
+    /** Returns once the count is at least {@code t}; the timeout covers a count that passed it. */
+    void await(long t) throws InterruptedException {
+      target.set(t);
+      while (count.get() < t) {
+        reached.tryAcquire(100, TimeUnit.MILLISECONDS);
+      }
+    }
   }
 
   private static String required(Map<String, String> a, String key) {
