@@ -68,16 +68,7 @@ public final class Harness {
     Files.createDirectories(out);
     Path jsonl = out.resolve("results.jsonl");
     if (Boolean.parseBoolean(o.get("reportOnly"))) {
-      List<Map<String, String>> old = new ArrayList<>();
-      for (String line : Files.readAllLines(jsonl)) {
-        Map<String, String> r = new HashMap<>();
-        Matcher mt = NUMBER.matcher(line);
-        while (mt.find()) {
-          r.put(mt.group(1), mt.group(2).replace("\"", ""));
-        }
-        old.add(r);
-      }
-      Report.write(old, o, out);
+      Report.write(readResults(jsonl), o, out);
       log("wrote " + out.resolve("report.md") + " and " + out.resolve("sync-heap.png"));
       return;
     }
@@ -131,6 +122,20 @@ public final class Harness {
     log("finished in " + (System.nanoTime() - started) / 1_000_000_000 + " s");
     Report.write(results, o, out);
     log("wrote " + out.resolve("report.md") + " and " + out.resolve("sync-heap.png"));
+  }
+
+  /** The results {@link #record} wrote to {@code jsonl}, one map per line. */
+  public static List<Map<String, String>> readResults(Path jsonl) throws IOException {
+    List<Map<String, String>> results = new ArrayList<>();
+    for (String line : Files.readAllLines(jsonl)) {
+      Map<String, String> r = new HashMap<>();
+      Matcher mt = NUMBER.matcher(line);
+      while (mt.find()) {
+        r.put(mt.group(1), mt.group(2).replace("\"", ""));
+      }
+      results.add(r);
+    }
+    return results;
   }
 
   /** Adds {@code r} to {@code results} and appends it to {@code jsonl} as one JSON object. */

@@ -52,7 +52,8 @@ import tools.jackson.databind.json.JsonMapper;
  * separated, default {@value RealServerDriver#DEFAULTS}; {@code kinformer-protobuf-stream} is the
  * slot for protobuf), {@code clientgo} (the kinformer-realserver-clientgo binary), {@code out}
  * (informer-benchmarks/target/realserver), {@code timeoutSeconds} (per phase, 600), {@code note}
- * (a line for the report's header).
+ * (a line for the report's header), {@code reportOnly} (true: only rewrite report.md from the
+ * results.jsonl in {@code out}, with the options given now).
  *
  * <p>Thread safety: a main program.
  */
@@ -64,6 +65,12 @@ public final class RealServerBenchmark {
   /** Runs everything; see the class description for the options. */
   public static void main(String[] args) throws Exception {
     Map<String, String> o = options(args);
+    if (Boolean.parseBoolean(o.get("reportOnly"))) {
+      Path out = Path.of(o.get("out"));
+      RealServerReport.write(Harness.readResults(out.resolve("results.jsonl")), o,
+          out.resolve("report.md"));
+      return;
+    }
     ApiServerBinaries binaries = ApiServerBinaries.locate().orElseThrow(() ->
         new IllegalStateException("cannot run the real-server benchmark: "
             + ApiServerBinaries.notFoundReason()));
@@ -86,6 +93,7 @@ public final class RealServerBenchmark {
     o.put("out", "informer-benchmarks/target/realserver");
     o.put("timeoutSeconds", "600");
     o.put("note", "");
+    o.put("reportOnly", "false");
     for (String arg : args) {
       int eq = arg.indexOf('=');
       if (!arg.startsWith("--") || eq < 0) {
@@ -157,6 +165,7 @@ public final class RealServerBenchmark {
     r.put("round", Integer.toString(round));
     r.put("n", Integer.toString(n));
     r.put("m", Integer.toString(m));
+    r.put("podJsonBytes", o.get("podJsonBytes"));
     Path log = out.resolve(driver.id() + "-" + round + ".log");
     ProcessBuilder pb = new ProcessBuilder(
         driver.command(server.kubeconfig(), n, clientGo, o.get("heap")))

@@ -53,11 +53,15 @@ final class RealServerReport {
       md.append(options.get("note")).append("\n\n");
     }
     md.append("Options: `").append(options).append("`\n\n");
-    md.append("N = ").append(options.get("pods")).append(" pods (")
-        .append(options.getOrDefault("podJsonBytes", "?"))
+    // N, M and the rounds as the runs recorded them (a reportOnly rewrite may not repeat them).
+    Map<String, String> first = results.isEmpty() ? options : results.get(0);
+    long rounds = results.stream().map(r -> r.get("round")).distinct().count();
+    md.append("N = ").append(first.getOrDefault("n", options.get("pods"))).append(" pods (")
+        .append(first.getOrDefault("podJsonBytes", "?"))
         .append(" bytes of JSON each on average), one pods informer per process, M = ")
-        .append(options.get("events")).append(" pod updates in the burst. Median (min–max) of ")
-        .append(options.get("rounds")).append(" alternating runs.\n\n| driver |");
+        .append(first.getOrDefault("m", options.get("events")))
+        .append(" pod updates in the burst. Median (min–max) of ").append(rounds)
+        .append(" alternating runs.\n\n| driver |");
     StringBuilder rule = new StringBuilder("|---|");
     for (Column c : COLUMNS) {
       md.append(' ').append(c.header()).append(" |");
@@ -70,6 +74,17 @@ final class RealServerReport {
         md.append(' ').append(Report.stat(e.getValue(), c.key()).fmt(c.format())).append(" |");
       }
       md.append('\n');
+    }
+    List<String> asked = new ArrayList<>();
+    byName.forEach((name, rows) -> {
+      if (rows.get(0).containsKey("accept")) {
+        asked.add(name + ": `" + rows.get(0).get("accept") + "`, WatchListClient "
+            + rows.get(0).get("watchListClient"));
+      }
+    });
+    if (!asked.isEmpty()) {
+      md.append("\nWhat client-go asked for (its first request's Accept header, its gate): ")
+          .append(String.join("; ", asked)).append(".\n");
     }
     md.append("\nRatios of medians, kinformer ÷ client-go (lower is better for kinformer):\n\n"
         + "| kinformer | client-go |");

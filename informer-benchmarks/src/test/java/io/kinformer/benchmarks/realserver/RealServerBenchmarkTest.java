@@ -58,8 +58,17 @@ class RealServerBenchmarkTest {
 
     assertThat(Files.readAllLines(out.resolve("results.jsonl"))).hasSize(6);
     String report = Files.readString(out.resolve("report.md"));
-    assertThat(report).contains("| kinformer-json-list | clientgo-defaults |")
+    assertThat(report).contains("N = 50 pods")
+        .contains("clientgo-json-stream: `application/json`, WatchListClient true")
+        .contains("| kinformer-json-list | clientgo-defaults |")
         .contains("Runs that did not finish: kinformer-protobuf-stream round 1");
+
+    // The report can be rewritten from results.jsonl alone.
+    Files.delete(out.resolve("report.md"));
+    RealServerBenchmark.main(new String[] {"--reportOnly=true", "--out=" + out});
+    assertThat(Files.readString(out.resolve("report.md")))
+        .isEqualTo(report.replace(options.toString(), RealServerBenchmark.options(
+            "--reportOnly=true", "--out=" + out).toString()));
   }
 
   /** Builds the client-go program, or skips when it cannot be built (and may be skipped). */
