@@ -202,7 +202,8 @@ public final class Driver {
     Runtime.getRuntime().halt(0);
   }
 
-  private static long usedHeapAfterFullGc() throws InterruptedException {
+  /** The used heap after five full collections 200 ms apart. */
+  public static long usedHeapAfterFullGc() throws InterruptedException {
     MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
     for (int i = 0; i < 5; i++) {
       System.gc();
@@ -211,7 +212,8 @@ public final class Driver {
     return memory.getHeapMemoryUsage().getUsed();
   }
 
-  private static long cpuNanos() {
+  /** The CPU time (user and system) this process has used since it started. */
+  public static long cpuNanos() {
     return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
         .getProcessCpuTime();
   }

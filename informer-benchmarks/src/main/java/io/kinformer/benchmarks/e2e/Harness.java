@@ -68,16 +68,7 @@ public final class Harness {
     Files.createDirectories(out);
     Path jsonl = out.resolve("results.jsonl");
     if (Boolean.parseBoolean(o.get("reportOnly"))) {
-      List<Map<String, String>> old = new ArrayList<>();
-      for (String line : Files.readAllLines(jsonl)) {
-        Map<String, String> r = new HashMap<>();
-        Matcher mt = NUMBER.matcher(line);
-        while (mt.find()) {
-          r.put(mt.group(1), mt.group(2).replace("\"", ""));
-        }
-        old.add(r);
-      }
-      Report.write(old, o, out);
+      Report.write(readResults(jsonl), o, out);
       log("wrote " + out.resolve("report.md") + " and " + out.resolve("sync-heap.png"));
       return;
     }
@@ -133,7 +124,22 @@ public final class Harness {
     log("wrote " + out.resolve("report.md") + " and " + out.resolve("sync-heap.png"));
   }
 
-  private static void record(Path jsonl, List<Map<String, String>> results, Map<String, String> r)
+  /** The results {@link #record} wrote to {@code jsonl}, one map per line. */
+  public static List<Map<String, String>> readResults(Path jsonl) throws IOException {
+    List<Map<String, String>> results = new ArrayList<>();
+    for (String line : Files.readAllLines(jsonl)) {
+      Map<String, String> r = new HashMap<>();
+      Matcher mt = NUMBER.matcher(line);
+      while (mt.find()) {
+        r.put(mt.group(1), mt.group(2).replace("\"", ""));
+      }
+      results.add(r);
+    }
+    return results;
+  }
+
+  /** Adds {@code r} to {@code results} and appends it to {@code jsonl} as one JSON object. */
+  public static void record(Path jsonl, List<Map<String, String>> results, Map<String, String> r)
       throws IOException {
     results.add(r);
     StringBuilder sb = new StringBuilder("{");
@@ -208,7 +214,7 @@ public final class Harness {
   }
 
   /** Median of values. */
-  static double median(double[] v) {
+  public static double median(double[] v) {
     double[] s = v.clone();
     Arrays.sort(s);
     int k = s.length / 2;

@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Thread safety: stateless.
  */
-final class Report {
+public final class Report {
 
   private static final String[] PEERS = {"fabric8", "official"};
   private static final Color[] COLORS = {
@@ -38,8 +38,17 @@ final class Report {
 
   private Report() {}
 
-  record Stat(double median, double min, double max, int count) {
-    String fmt(String format) {
+  /**
+   * Median, min and max of a figure over runs, and how many runs had it.
+   *
+   * @param median the median
+   * @param min the smallest
+   * @param max the largest
+   * @param count how many runs the figures come from; 0: none (the others are NaN)
+   */
+  public record Stat(double median, double min, double max, int count) {
+    /** {@code median (min–max)} in {@code format}, or "–" when no run had the figure. */
+    public String fmt(String format) {
       if (count == 0) {
         return "–";
       }
@@ -73,7 +82,7 @@ final class Report {
    * phase that timed out has lost its slowest events): they are listed under "Runs that did not
    * complete" instead.
    */
-  static Stat stat(List<Map<String, String>> rows, String key) {
+  public static Stat stat(List<Map<String, String>> rows, String key) {
     @Nullable String flag = completionKey(key);
     List<Double> v = new ArrayList<>();
     for (Map<String, String> r : rows) {
@@ -255,7 +264,11 @@ final class Report {
     md.append('\n');
   }
 
-  private static String ratio(Map<String, List<Map<String, String>>> byName, String a, String b,
+  /**
+   * The ratio of the medians of {@code key}, {@code a} ÷ {@code b}, as {@code 0.42×}, or "–" when
+   * either has no figure.
+   */
+  public static String ratio(Map<String, List<Map<String, String>>> byName, String a, String b,
       String key) {
     Stat sa = stat(byName.get(a), key);
     Stat sb = stat(byName.get(b), key);
