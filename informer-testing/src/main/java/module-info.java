@@ -12,6 +12,7 @@ import org.jspecify.annotations.NullMarked;
 @NullMarked
 module io.kinformer.testing {
   requires transitive io.kinformer.core;
+  requires io.kinformer.proto;
   requires tools.jackson.databind;
   requires tools.jackson.dataformat.yaml;
   requires org.eclipse.jetty.server;

@@ -38,7 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
 class ModulePathTest {
 
   private static final Set<String> OURS =
-      Set.of("io.kinformer.core", "io.kinformer.client", "io.kinformer.testing");
+      Set.of("io.kinformer.core", "io.kinformer.proto", "io.kinformer.client",
+          "io.kinformer.testing");
 
   private static final Set<String> AUTOMATIC = Set.of("okio");
 

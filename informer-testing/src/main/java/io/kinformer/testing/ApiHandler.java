@@ -456,8 +456,7 @@ final class ApiHandler extends Handler.Abstract {
         get(request, response, callback, type, ns, route.name(), query);
         return;
       case CREATE: {
-        checkBodyType(request);
-        byte[] createBody = body(request);
+        byte[] createBody = objectBody(request, type);
         ObjectNode created = ApiOps.parseObject(createBody, type);
         warn(response, FieldValidation.check(fieldValidation(query), openApi, type, createBody,
             false, FieldValidation.decodePrefix(type)));
@@ -471,8 +470,7 @@ final class ApiHandler extends Handler.Abstract {
         return;
       }
       case UPDATE: {
-        checkBodyType(request);
-        byte[] updateBody = body(request);
+        byte[] updateBody = objectBody(request, type);
         ObjectNode updated = ApiOps.parseObject(updateBody, type);
         warn(response, FieldValidation.check(fieldValidation(query), openApi, type, updateBody,
             false, FieldValidation.decodePrefix(type)));
@@ -523,9 +521,8 @@ final class ApiHandler extends Handler.Abstract {
         writeResult(response, callback, Scales.get(store, type, ns, route.name()));
         return;
       case UPDATE:
-        checkBodyType(request);
         writeResult(response, callback, Scales.update(writer(query, "UpdateOptions", NO_BODY),
-            type, ns, route.name(), body(request)));
+            type, ns, route.name(), objectBody(request, "autoscaling", "v1", "Scale")));
         return;
       case PATCH: {
         String ct = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
@@ -632,7 +629,29 @@ final class ApiHandler extends Handler.Abstract {
     return true;
   }
 
-  /** Bodies must be JSON (or YAML); protobuf and CBOR get 415, which clients fall back from. */
+  /** The body of a create or update of {@code type}, as JSON. */
+  private byte[] objectBody(Request request, ServedResource type) throws IOException {
+    return objectBody(request, type.group(), type.version(), type.kind());
+  }
+
+  /**
+   * The body of a write of a {@code group/version kind} object: JSON (or YAML) as sent, Kubernetes
+   * protobuf of a built-in kind as its JSON ({@link ProtobufBodies}); any other type gets 415.
+   */
+  private byte[] objectBody(Request request, String group, String version, String kind)
+      throws IOException {
+    String ct = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
+    if (ct != null && ProtobufBodies.isProtobuf(ct)) {
+      return ProtobufBodies.toJson(body(request), group, version, kind);
+    }
+    checkBodyType(request);
+    return body(request);
+  }
+
+  /**
+   * Bodies must be JSON (or YAML) but where {@link #objectBody} or a review reads protobuf; CBOR
+   * and other protobuf get 415, which clients fall back from.
+   */
   private static void checkBodyType(Request request) {
     String ct = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
     if (ct == null) {

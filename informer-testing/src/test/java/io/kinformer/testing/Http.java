@@ -85,6 +85,12 @@ final class Http {
         .build());
   }
 
+  /** A request with a body of any content type, such as Kubernetes protobuf. */
+  Reply send(String method, String path, String contentType, byte[] body, String accept) {
+    return call(req(path).header("Accept", accept)
+        .method(method, RequestBody.create(body, MediaType.get(contentType))).build());
+  }
+
   Reply patch(String path, String contentType, String body) {
     return call(req(path).patch(RequestBody.create(body, MediaType.get(contentType))).build());
   }
