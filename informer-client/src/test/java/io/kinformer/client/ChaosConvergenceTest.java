@@ -19,6 +19,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +35,7 @@ import tools.jackson.databind.json.JsonMapper;
  * <p>Scale with {@code -Dkinformer.chaos.ops=N} (default 16000, about 30 s of writes) and replay a failure with {@code
  * -Dkinformer.chaos.seed=S} (the seed is logged at the start of every run).
  */
+@Tag("slow")
 class ChaosConvergenceTest {
 
   private static final Logger log = LoggerFactory.getLogger(ChaosConvergenceTest.class);

@@ -9,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Coverage-guided fuzzing of kubeconfig loading ({@link KubeConfig#load(Path)}: {@link
@@ -27,6 +28,7 @@ import java.util.Map;
  * informer-client/target/jazzer/}; a crashing input copied into the inputs directory stays a
  * regression test once committed.
  */
+@Tag("slow")
 class KubeConfigFuzzTest {
 
   /** One file, rewritten for every input (relative paths in it resolve inside its directory). */

@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * started them already. Threads idle in OkHttp's task-runner pool are left out of the counts: they
  * end by themselves after 60 s without work.
  */
+@Tag("slow")
 class ThreadBudgetTest {
 
   @ParameterizedTest(name = "HTTP/1.1, handlers={0}")

@@ -3,6 +3,7 @@ package io.kinformer.cache;
 import com.code_intelligence.jazzer.junit.DictionaryEntries;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Coverage-guided fuzzing (Jazzer) of {@link LabelSelector#parse}, beside the seeded random
@@ -18,6 +19,7 @@ import java.nio.charset.StandardCharsets;
  * execution of {@code mvn verify} then fuzzes it for {@code kinformer.fuzz.seconds} (see
  * docs/reliability.md).
  */
+@Tag("slow")
 class LabelSelectorParseFuzzTest {
 
   @DictionaryEntries({
