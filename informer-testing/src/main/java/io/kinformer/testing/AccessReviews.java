@@ -28,10 +28,15 @@ final class AccessReviews {
         && (rest.get(0).equals(ACCESS) || rest.get(0).equals(RULES));
   }
 
+  /** The kind of the reviews posted to {@code resource}, one of {@link #serves}'. */
+  static String kind(String resource) {
+    return resource.equals(ACCESS) ? "SelfSubjectAccessReview" : "SelfSubjectRulesReview";
+  }
+
   /** POST of a review to {@code resource}: the review, answered. */
   static ApiOps.Result create(String resource, byte[] body) {
     boolean access = resource.equals(ACCESS);
-    String kind = access ? "SelfSubjectAccessReview" : "SelfSubjectRulesReview";
+    String kind = kind(resource);
     ServedResource type = new ServedResource(GROUP, VERSION, kind, resource,
         kind.toLowerCase(java.util.Locale.ROOT), false, false, false, List.of(), "");
     ObjectNode review = ApiOps.parseObject(body, type);
@@ -75,121 +80,6 @@ final class AccessReviews {
       status.put("incomplete", false);
     }
     return new ApiOps.Result(201, Json.bytes(review));
-  }
-
-  /**
-   * A review sent as Kubernetes protobuf (kubectl's typed client sends reviews so), as the JSON
-   * the rest of this class reads: the {@code k8s\0} envelope's runtime.Unknown holds the type
-   * and the raw SelfSubjectAccessReview or SelfSubjectRulesReview message, whose spec is all a
-   * review needs.
-   */
-  static byte[] fromProtobuf(byte[] body) {
-    if (body.length < 4 || body[0] != 'k' || body[1] != '8' || body[2] != 's' || body[3] != 0) {
-      throw ApiError.badRequest("provided data does not appear to be a protobuf message, "
-          + "expected prefix [107 56 115 0]");
-    }
-    ObjectNode review = Json.MAPPER.createObjectNode();
-    byte[] raw = new byte[0];
-    for (Field f : fields(body, 4, body.length)) {
-      if (f.number == 1) {
-        for (Field t : fields(body, f.start, f.end)) {
-          review.put(t.number == 1 ? "apiVersion" : "kind", t.string(body));
-        }
-      } else if (f.number == 2) {
-        raw = java.util.Arrays.copyOfRange(body, f.start, f.end);
-      }
-    }
-    review.putObject("metadata");
-    ObjectNode spec = review.putObject("spec");
-    boolean access = "SelfSubjectAccessReview".equals(review.path("kind").asString(""));
-    for (Field f : fields(raw, 0, raw.length)) {
-      if (f.number != 2) {
-        continue;
-      }
-      for (Field s : fields(raw, f.start, f.end)) {
-        if (!access) {
-          if (s.number == 1) {
-            spec.put("namespace", s.string(raw));
-          }
-          continue;
-        }
-        List<String> names = s.number == 1
-            ? List.of("namespace", "verb", "group", "version", "resource", "subresource", "name")
-            : List.of("path", "verb");
-        ObjectNode attrs = spec.putObject(s.number == 1 ? "resourceAttributes"
-            : "nonResourceAttributes");
-        for (Field a : fields(raw, s.start, s.end)) {
-          if (a.number >= 1 && a.number <= names.size() && a.wireType == 2
-              && a.end > a.start) {
-            attrs.put(names.get(a.number - 1), a.string(raw));
-          }
-        }
-      }
-    }
-    return Json.bytes(review);
-  }
-
-  /** One protobuf field: its number, wire type and, for length-delimited ones, its bytes. */
-  private record Field(int number, int wireType, int start, int end) {
-    String string(byte[] b) {
-      return new String(b, start, end - start, java.nio.charset.StandardCharsets.UTF_8);
-    }
-  }
-
-  private static List<Field> fields(byte[] b, int from, int to) {
-    List<Field> out = new java.util.ArrayList<>();
-    int[] pos = {from};
-    while (pos[0] < to) {
-      long key = varint(b, pos, to);
-      int wireType = (int) (key & 7);
-      int number = (int) (key >>> 3);
-      switch (wireType) {
-        case 0:
-          varint(b, pos, to);
-          out.add(new Field(number, wireType, pos[0], pos[0]));
-          break;
-        case 2: {
-          long len = varint(b, pos, to);
-          if (len < 0 || pos[0] + len > to) {
-            throw malformed();
-          }
-          out.add(new Field(number, wireType, pos[0], pos[0] + (int) len));
-          pos[0] += (int) len;
-          break;
-        }
-        case 1:
-          pos[0] += 8;
-          break;
-        case 5:
-          pos[0] += 4;
-          break;
-        default:
-          throw malformed();
-      }
-    }
-    if (pos[0] != to) {
-      throw malformed();
-    }
-    return out;
-  }
-
-  private static long varint(byte[] b, int[] pos, int to) {
-    long v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (pos[0] >= to) {
-        throw malformed();
-      }
-      byte x = b[pos[0]++];
-      v |= (long) (x & 0x7f) << shift;
-      if (x >= 0) {
-        return v;
-      }
-    }
-    throw malformed();
-  }
-
-  private static ApiError malformed() {
-    return ApiError.badRequest("the protobuf review could not be decoded");
   }
 
   /** The review resources in a plain APIResourceList of {@code group/version}. */

@@ -423,10 +423,11 @@ final class ApiHandler extends Handler.Abstract {
         }
         String reviewType = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
         byte[] review = body(request);
-        if (reviewType != null && reviewType.toLowerCase(Locale.ROOT).contains("protobuf")) {
+        if (reviewType != null && ProtobufBodies.isProtobuf(reviewType)) {
           // kubectl's typed client posts reviews as protobuf; the answer is JSON, which it
           // accepts too.
-          review = AccessReviews.fromProtobuf(review);
+          review = ProtobufBodies.toJson(review, AccessReviews.GROUP, AccessReviews.VERSION,
+              AccessReviews.kind(route.name()));
         } else {
           checkBodyType(request);
         }
@@ -1100,14 +1101,14 @@ final class ApiHandler extends Handler.Abstract {
       callback.succeeded();
       return;
     }
-    WatchSession session = new WatchSession(type, filter,
+    WatchSession watcher = new WatchSession(type, filter,
         meta ? metaApiVersion(accept) : null, allowBookmarks,
         settings.maxPendingEvents());
     Tables.Request table = Tables.requested(accept, query.getValue("includeObject"));
     if (table != null) {
-      session.renderAsTable(new Tables(type, table, ops.clock()));
+      watcher.renderAsTable(new Tables(type, table, ops.clock()));
     }
-    Store.WatchStart start = store.watch(type, session, initialState, fromRv);
+    Store.WatchStart start = store.watch(type, watcher, initialState, fromRv);
     if (start.tooOldFloor() >= 0) {
       ApiError e = ApiError.expired("too old resource version: " + rv + " ("
           + start.tooOldFloor() + ")");
@@ -1117,19 +1118,19 @@ final class ApiHandler extends Handler.Abstract {
       streamSingle(response, callback, WatchSession.errorLine(Json.bytes(e.status)));
       return;
     }
-    watches.add(session);
-    request.addFailureListener(t -> session.stop(false));
+    watches.add(watcher);
+    request.addFailureListener(t -> watcher.stop(false));
     // As the real server: no (or a zero) timeoutSeconds means a random 30 to 60 minutes.
     Duration deadline = timeoutSeconds > 0 ? Duration.ofSeconds(timeoutSeconds)
         : Duration.ofSeconds(1800 + ops.randomLong(1800));
-    session.startTimers(settings.scheduler(), store, settings.bookmarkInterval(), deadline);
+    watcher.startTimers(settings.scheduler(), store, settings.bookmarkInterval(), deadline);
     boolean clean = false;
     try {
-      clean = session.run(new ResponseOutput(response, BUFFER), start,
+      clean = watcher.run(new ResponseOutput(response, BUFFER), start,
           initialState && allowBookmarks);
     } finally {
-      store.unwatch(type, session);
-      watches.remove(session);
+      store.unwatch(type, watcher);
+      watches.remove(watcher);
       synchronized (watches) {
         watches.notifyAll();
       }
